@@ -1,0 +1,89 @@
+# sherliic-warehouse: every user-facing task is a target here. `make` lists them.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= out
+export DBT_SEND_ANONYMOUS_USAGE_STATS := False
+
+.DEFAULT_GOAL := help
+.PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
+	baselines baseline bench bench-extract bench-candidates bench-baselines annotate-sample \
+	annotate-serve browser-deps clean
+
+help: ## List every target with a one-line description
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP) ## Create .venv and install the pinned dependencies
+
+demo: $(STAMP) ## Main job: embedded Postgres, demo corpus, extract, load, dbt build, summary
+	$(BIN)/sherliic-demo
+
+test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP) ## ruff over the Python code
+	$(BIN)/ruff check extract baselines annotation tests benchmarks
+
+db-start: $(STAMP) ## Start the embedded Postgres and create the raw schema
+	$(BIN)/sherliic-db start
+
+db-stop: $(STAMP) ## Stop the embedded Postgres
+	$(BIN)/sherliic-db stop
+
+psql: $(STAMP) ## Open psql on the project's database
+	$(BIN)/sherliic-db psql
+
+extract: $(STAMP) ## Extract and load one corpus: make extract FILE=path FORMAT=jsonl|fewrel|trex|google_re|facc1|conllu|text
+	$(BIN)/sherliic-extract corpus --format $(FORMAT) $(FILE) $(ARGS)
+
+extract-real: $(STAMP) ## Extract the shared real corpora (FewRel, T-REx, Google-RE) with the shared type tables
+	$(BIN)/sherliic-extract real $(ARGS)
+
+dbt-run: $(STAMP) ## dbt run (thresholds as dbt vars: make dbt-run VARS='{r_min: 3}')
+	$(BIN)/sherliic-dbt run $(if $(VARS),--vars "$(VARS)")
+
+dbt-test: $(STAMP) ## dbt test (data tests and unit tests)
+	$(BIN)/sherliic-dbt test $(if $(VARS),--vars "$(VARS)")
+
+export: $(STAMP) ## Write the SherLIiC release formats to OUT (default out/export)
+	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT))
+
+baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves
+	$(BIN)/sherliic-baselines all $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
+
+baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma
+	$(BIN)/sherliic-baselines one $(NAME)
+
+bench: bench-extract bench-candidates bench-baselines ## All benchmarks; numbers go to out/bench/
+
+bench-extract: $(STAMP) ## Extraction speed vs bare nlp.pipe, COPY rows/s, SherLIiC path fidelity
+	$(BIN)/python -m benchmarks.bench_extract
+
+bench-candidates: $(STAMP) ## Candidate build at SherLIiC scale, SQL vs Python reference
+	$(BIN)/python -m benchmarks.bench_candidates $(ARGS)
+
+bench-baselines: $(STAMP) ## Baseline scoring time; WeedsPrec/invCL in SQL vs dense Python
+	$(BIN)/python -m benchmarks.bench_baselines
+
+annotate-sample: $(STAMP) ## Sample InfCands into an annotation batch CSV under out/annotation
+	$(BIN)/sherliic-annotate sample $(ARGS)
+
+annotate-serve: $(STAMP) ## Serve the local annotation page on 127.0.0.1
+	$(BIN)/sherliic-annotate serve $(ARGS)
+
+browser-deps: ## Install Debian's chromium for the annotation page's browser test (needs root/apt)
+	@if command -v chromium >/dev/null; then echo "chromium present"; else \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); fi
+
+clean: ## Stop the database and remove generated files (out/, .pgdata/, dbt target/)
+	-$(BIN)/sherliic-db stop
+	rm -rf out .pgdata dbt_project/target dbt_project/logs

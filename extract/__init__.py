@@ -1,0 +1,1 @@
+"""Extractors: entity-linked text -> SherLIiC dependency paths -> raw.* tables in Postgres."""

