@@ -1,0 +1,60 @@
+"""Plain records passed between the corpus readers (extract/formats), path extraction and the loader."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A linked entity mention: character offsets [start, end) into the document/sentence text."""
+
+    start: int
+    end: int
+    entity_id: str
+    name: str | None = None
+    types: tuple[str, ...] = ()  # types given inline by the corpus (e.g. NER labels); may be empty
+
+
+@dataclass(frozen=True)
+class Document:
+    """One unit of input text with its mentions, and where it came from (for error messages/provenance)."""
+
+    document_id: str
+    text: str
+    mentions: tuple[Mention, ...]
+    line_number: int  # 1-based line of the input file (first line of the record)
+    type_source: str = "corpus"  # source name for the inline mention types
+
+
+@dataclass(frozen=True)
+class PathInstance:
+    """A kept dependency path between two mentions of one sentence.
+
+    arg1 is the entity at the path's left end (argument A), arg2 at its right end (argument B);
+    subject_side is 1 when the left end is the subject, 2 when the path is reversed (DESIGN §3).
+    """
+
+    path: str
+    arg1_entity_id: str
+    arg2_entity_id: str
+    subject_side: int
+    sentence_text: str = ""
+    sentence_index: int = 0
+
+
+@dataclass
+class ExtractionResult:
+    """Paths kept for one document plus rejected-path counts keyed by filter rule name."""
+
+    instances: list[PathInstance] = field(default_factory=list)
+    rejections: dict[str, int] = field(default_factory=dict)
+
+
+class InputError(ValueError):
+    """Bad input: always names the file, the line and the problem."""
+
+    def __init__(self, file: str, line: int | None, problem: str):
+        self.file, self.line, self.problem = file, line, problem
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where}: {problem}")
