@@ -20,7 +20,8 @@ def run_dbt(args: list[str], url: str | None = None, dbt_vars: dict | None = Non
     """Run `dbt <args>` in dbt_project/ on the database at `url`; dbt vars are passed as JSON."""
     url = url or database_url()
     apply_schema(url)  # dbt's sources must exist even before the first extraction
-    command = [dbt_executable(), *args, "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+    project = str(DBT_PROJECT_DIR)
+    command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
     completed = subprocess.run(command, env=dbt_env(url), cwd=DBT_PROJECT_DIR)

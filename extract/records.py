@@ -31,8 +31,9 @@ class Document:
 class PathInstance:
     """A kept dependency path between two mentions of one sentence.
 
-    arg1 is the entity at the path's left end (argument A), arg2 at its right end (argument B);
-    subject_side is 1 when the left end is the subject, 2 when the path is reversed (DESIGN §3).
+    Canonical orientation: the path is written with the subject end (nsubj/nsubjpass) on the left,
+    so arg1 (argument A, left end) is the subject and arg2 (argument B) the right end.
+    subject_side says which mention in reading order is the subject (1 = earlier, 2 = later).
     """
 
     path: str

@@ -64,8 +64,11 @@ create table if not exists raw.type_mappings (
 );
 
 -- One row per kept dependency path between two linked mentions of one sentence.
--- arg1 = entity at the path's left end (argument A), arg2 = right end (argument B).
--- subject_side: 1 if the path's left end is the subject, 2 if the right end is (is_reversed).
+-- Paths are stored in canonical orientation: the subject (nsubj/nsubjpass end) on the left, so
+-- each relation has exactly one spelling and each logical rule is found once (straight or crossed).
+-- arg1 = entity at the path's left end (argument A, the subject), arg2 = right end (argument B).
+-- subject_side records which mention of the sentence (1 = the earlier, 2 = the later) is the
+-- subject, i.e. whether the reading-order path was reversed to make it canonical.
 create table if not exists raw.relation_instances (
     instance_id     bigint generated always as identity primary key,
     batch_id        bigint not null references raw.load_batches (batch_id) on delete cascade,
