@@ -1,0 +1,1 @@
+"""Annotation of inference candidates (paper §3): rendering, sampling, import/export, local web page."""

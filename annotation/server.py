@@ -1,0 +1,246 @@
+"""A local annotation web page (stdlib http.server, bound to 127.0.0.1) writing judgements into Postgres.
+
+A lab can annotate without a crowdsourcing platform: the page shows a premise as a fact with example
+entities per slot and several candidate hypotheses, with the questions of the paper's Figure 1
+(yes / no / incomprehensible). Zeichner's variant first asks whether each side is meaningful, then
+whether the premise entails the hypothesis. Each item is served until it has `target` judgements
+(judgements of workers excluded by the trust filter do not count, so their items are re-queued).
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlencode, urlparse
+
+from psycopg.rows import dict_row
+
+from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
+from annotation.sampling import examples_line, group_items
+from extract.db import apply_schema, connect
+from extract.records import InputError
+
+STYLE = """
+body { font-family: sans-serif; max-width: 52em; margin: 2em auto; color: #222; }
+.fact { background: #eef4fb; border: 1px solid #9bb8d8; padding: .8em 1em; border-radius: 6px; }
+.fact .text { font-size: 1.25em; font-weight: bold; }
+.examples { color: #555; margin-top: .3em; }
+.item { border: 1px solid #ccc; border-radius: 6px; padding: .6em 1em; margin: .8em 0; }
+.item .text { font-size: 1.15em; font-weight: bold; margin-bottom: .4em; }
+.question { margin: .3em 0; }
+label { margin-right: 1.2em; }
+.error { color: #a00; font-weight: bold; }
+button { font-size: 1.1em; padding: .4em 1.2em; }
+"""
+
+
+def _page(title: str, body: str) -> bytes:
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>{body}</body></html>"
+    ).encode()
+
+
+class AnnotationStore:
+    """The queries behind the page (one place, also used by tests)."""
+
+    def __init__(self, url: str | None = None, *, target: int = 5, schema: str = "warehouse"):
+        self.url = url
+        self.target = target
+        self.schema = schema
+        apply_schema(url)
+
+    def _excluded_workers_sql(self, conn) -> str:
+        # After an aggregation run, judgements of workers below the trust threshold do not count.
+        exists = conn.execute("select to_regclass(%s)", (f"{self.schema}.annotation_worker_trust",)).fetchone()[0]
+        if exists is None:
+            return "select null::text as worker_id, null::text as task where false"
+        return f"select worker_id, task from {self.schema}.annotation_worker_trust where not is_trusted"
+
+    def next_group(self, worker: str, task: str, batch: str | None = None) -> dict | None:
+        """The first premise group that still has items this worker has not judged and that need judgements."""
+        with connect(self.url) as conn, conn.cursor(row_factory=dict_row) as cur:
+            excluded = self._excluded_workers_sql(conn)
+            rows = cur.execute(
+                f"""
+                with
+
+                excluded as ({excluded}),
+
+                counts as (
+                    select j.item_id, count(*) as n_valid
+                    from raw.annotation_judgements as j
+                    where j.task = %(task)s
+                      and not exists (select 1 from excluded as x where x.worker_id = j.worker_id and x.task = j.task)
+                    group by j.item_id
+                ),
+
+                open_items as (
+                    select i.*
+                    from raw.annotation_items as i
+                    inner join raw.annotation_batches as b using (batch_name)
+                    left join counts as c using (item_id)
+                    where b.task = %(task)s
+                      and (%(batch)s::text is null or i.batch_name = %(batch)s::text)
+                      and coalesce(c.n_valid, 0) < %(target)s
+                      and not exists (
+                          select 1 from raw.annotation_judgements as mine
+                          where mine.item_id = i.item_id and mine.worker_id = %(worker)s and mine.task = %(task)s
+                      )
+                ),
+
+                first_group as (
+                    select min(premise_group_id) as premise_group_id from open_items
+                )
+
+                select open_items.* from open_items inner join first_group using (premise_group_id)
+                order by item_id
+                """,
+                {"task": task, "batch": batch, "target": self.target, "worker": worker},
+            ).fetchall()
+        groups = group_items(rows)
+        return groups[0] if groups else None
+
+    def save(self, worker: str, task: str, form: dict[str, str], item_ids: list[str]) -> int:
+        """Turn the submitted form into judgements and store them (one transaction)."""
+        judgements: list[Judgement] = []
+        for item_id in item_ids:
+            answer = form.get(f"answer_{item_id}", "")
+            if task == "sherliic":
+                if answer not in ANSWERS:
+                    raise ValueError(f"please answer every statement (missing answer for {item_id})")
+                judgements.append(Judgement(item_id, worker, task, answer))
+            else:
+                flags = [form.get(f"{side}_{item_id}", "") for side in ("pm", "hm")]
+                if any(flag not in ("yes", "no") for flag in flags):
+                    raise ValueError(f"please say whether both sentences are meaningful ({item_id})")
+                pm, hm = (flag == "yes" for flag in flags)
+                judgements.append(zeichner_judgement(item_id, worker, pm, hm, answer or None))
+        return store_judgements(judgements, source="web", url=self.url)
+
+
+def _group_form(group: dict, worker: str, task: str, batch: str | None) -> str:
+    fact = group["premise_text"]
+    examples = examples_line(group["examples_a"], group["examples_b"])
+    parts = [
+        "<h1>Does the fact imply the statements?</h1>",
+        "<div class='fact'><div>Fact:</div>",
+        f"<div class='text' id='premise'>{html.escape(fact)}</div>",
+        f"<div class='examples'>For example {html.escape(examples)}</div>" if examples else "",
+        "</div>",
+        "<form method='post' action='/submit'>",
+        f"<input type='hidden' name='worker' value='{html.escape(worker, quote=True)}'>",
+        f"<input type='hidden' name='task' value='{html.escape(task, quote=True)}'>",
+        f"<input type='hidden' name='batch' value='{html.escape(batch or '', quote=True)}'>",
+    ]
+    for item in group["hypotheses"]:
+        item_id = html.escape(item["item_id"], quote=True)
+        parts.append(f"<input type='hidden' name='item' value='{item_id}'>")
+        parts.append(f"<div class='item' data-item='{item_id}'>")
+        parts.append(f"<div class='text'>{html.escape(item['hypothesis_text'])}</div>")
+        if task == "zeichner":
+            for side, question in (("pm", "Is the fact a meaningful sentence?"),
+                                   ("hm", "Is this statement a meaningful sentence?")):
+                parts.append(f"<div class='question'>{question} ")
+                for value in ("yes", "no"):
+                    parts.append(
+                        f"<label><input type='radio' name='{side}_{item_id}' value='{value}'> {value}</label>"
+                    )
+                parts.append("</div>")
+            parts.append("<div class='question'>If both are meaningful: given the fact, is the statement "
+                         "true as well? ")
+            options = ("yes", "no")
+        else:
+            parts.append("<div class='question'>Given the fact, is this statement most likely true as well? ")
+            options = ANSWERS
+        for value in options:
+            parts.append(
+                f"<label><input type='radio' name='answer_{item_id}' value='{value}'> {value}</label>"
+            )
+        parts.append("</div></div>")
+    parts.append("<button type='submit' id='submit'>Submit and continue</button></form>")
+    parts.append(f"<p>Annotating as <b>{html.escape(worker)}</b> ({html.escape(task)}).</p>")
+    return "".join(parts)
+
+
+def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "sherliic-annotate"
+
+        def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
+            pass  # keep test and terminal output clean
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            parsed = urlparse(self.path)
+            query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
+            worker = query.get("worker", "").strip()
+            task = query.get("task", "sherliic")
+            batch = query.get("batch") or None
+            if parsed.path != "/":
+                self._send(HTTPStatus.NOT_FOUND, _page("Not found", "<p>Not found.</p>"))
+                return
+            if task not in ("sherliic", "zeichner"):
+                self._send(HTTPStatus.BAD_REQUEST, _page("Bad task", "<p class='error'>Unknown task.</p>"))
+                return
+            if not worker:
+                body = (
+                    "<h1>Annotate inference candidates</h1><form method='get' action='/'>"
+                    "<label>Your annotator id: <input name='worker' id='worker' required maxlength='100'></label>"
+                    f"<input type='hidden' name='task' value='{html.escape(task, quote=True)}'>"
+                    f"<input type='hidden' name='batch' value='{html.escape(batch or '', quote=True)}'>"
+                    "<button type='submit' id='start'>Start</button></form>"
+                )
+                self._send(HTTPStatus.OK, _page("Annotate", body))
+                return
+            group = store.next_group(worker, task, batch)
+            if group is None:
+                body = "<h1>Thank you!</h1><p id='done'>There is nothing left for you to annotate.</p>"
+                self._send(HTTPStatus.OK, _page("Done", body))
+                return
+            self._send(HTTPStatus.OK, _page("Annotate", _group_form(group, worker, task, batch)))
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            if urlparse(self.path).path != "/submit":
+                self._send(HTTPStatus.NOT_FOUND, _page("Not found", "<p>Not found.</p>"))
+                return
+            length = int(self.headers.get("Content-Length", "0") or 0)
+            fields = parse_qs(self.rfile.read(length).decode("utf-8"))
+            form = {k: v[0] for k, v in fields.items()}
+            worker, task, batch = form.get("worker", "").strip(), form.get("task", ""), form.get("batch", "")
+            item_ids = fields.get("item", [])
+            try:
+                if not worker or task not in ("sherliic", "zeichner") or not item_ids:
+                    raise ValueError("incomplete form (annotator id, task and items are needed)")
+                store.save(worker, task, form, item_ids)
+            except (ValueError, InputError) as error:
+                body = f"<p class='error' id='error'>{html.escape(str(error))}</p><p>Go back and try again.</p>"
+                self._send(HTTPStatus.BAD_REQUEST, _page("Error", body))
+                return
+            target = "/?" + urlencode({"worker": worker, "task": task, "batch": batch})
+            self._send(HTTPStatus.SEE_OTHER, b"", {"Location": target})
+
+    return Handler
+
+
+def make_server(
+    url: str | None = None, host: str = "127.0.0.1", port: int = 8765, *, target: int = 5
+) -> ThreadingHTTPServer:
+    """A server bound to host:port (port 0 picks a free one; see server.server_address)."""
+    return ThreadingHTTPServer((host, port), make_handler(AnnotationStore(url, target=target)))
+
+
+def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return thread

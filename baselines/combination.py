@@ -1,0 +1,221 @@
+"""Learned combination of the baselines: logistic regression over their scores (beyond the paper).
+
+Features: the raw score of every other registered baseline that can run (a baseline whose resource is
+missing is left out; "Always yes", the hypothesis-only probe and this one are never features). An
+uncovered item (NaN) gets the column's minimum, as baselines.evaluate.fill_uncovered does, plus a
+`covered:<name>` 0/1 indicator for columns that are only partly covered. Columns are standardized
+(z-scores over the training items), so the logistic-regression coefficients compare directly: they say
+which scores carry the weight.
+
+Training: SherLIiC-dev items with lm_split=train (Schmitt & Schütze 2021). The registered baseline scores
+every SherLIiC item; an item of the training split gets an out-of-fold score (5-fold cross-fitting),
+so no reported item is scored by a model that saw its label. The evaluation loop then tunes the threshold
+like for every other row (its `lm_dev` row: threshold on lm_split=train, reported on lm_split=dev).
+Items of other benchmarks are not covered (NaN): there is no SherLIiC-style training split for them.
+
+`python -m baselines.combination` fits on the loaded SherLIiC-dev items, tunes the threshold on
+lm_split=dev and writes out/combination/{coefficients.csv, combination.md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from baselines.registry import REGISTRY, Context, register
+
+log = logging.getLogger(__name__)
+
+NAME = "learned combination"
+NEVER_FEATURES = frozenset({NAME, "Always yes", "hypothesis-only probe"})
+
+
+def lm_split(items: pd.DataFrame) -> pd.Series:
+    """lm_split of SherLIiC-dev items (from the loader's `extra`), None elsewhere."""
+    if "lm_split" in items.columns:
+        return items["lm_split"]
+    if "extra" not in items.columns:
+        return pd.Series(None, index=items.index, dtype=object)
+    return items["extra"].map(lambda e: e.get("lm_split") if isinstance(e, dict) else None)
+
+
+def baseline_scores(items: pd.DataFrame, ctx: Context, names: list[str] | None = None) -> pd.DataFrame:
+    """Raw scores of every usable baseline (columns) for `items` (rows); unavailable ones are skipped."""
+    from baselines.catalog import load_all
+    from baselines.rules import ResourceMissing
+
+    load_all()
+    names = names if names is not None else [n for n in REGISTRY if n not in NEVER_FEATURES]
+    columns: dict[str, pd.Series] = {}
+    for name in names:
+        try:
+            columns[name] = REGISTRY[name].score(items, ctx).reindex(items.index).astype(float)
+        except ResourceMissing as exc:
+            log.info("combination: %s skipped (%s)", name, exc)
+    return pd.DataFrame(columns, index=items.index)
+
+
+@dataclass
+class Features:
+    """How raw score columns become the model's design matrix (fitted on the training items)."""
+
+    fill: dict[str, float]
+    indicators: list[str]
+
+    @classmethod
+    def fit(cls, scores: pd.DataFrame) -> Features:
+        fill, indicators = {}, []
+        for name in scores.columns:
+            col = scores[name]
+            if col.notna().sum() == 0 or (col.dropna().nunique() < 2 and col.notna().all()):
+                continue  # no information: never covered, or constant
+            fill[name] = float(col.min())
+            if col.isna().any():
+                indicators.append(name)
+        return cls(fill, indicators)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.fill) + [f"covered:{n}" for n in self.indicators]
+
+    def transform(self, scores: pd.DataFrame) -> np.ndarray:
+        parts = [scores[n].fillna(v).to_numpy(float) for n, v in self.fill.items()]
+        parts += [scores[n].notna().to_numpy(float) for n in self.indicators]
+        return np.column_stack(parts) if parts else np.zeros((len(scores), 0))
+
+
+def make_model() -> Pipeline:
+    return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=5000))
+
+
+@dataclass
+class Combination:
+    features: Features
+    model: Pipeline
+
+    def predict(self, scores: pd.DataFrame) -> np.ndarray:
+        return self.model.predict_proba(self.features.transform(scores))[:, 1]
+
+    def coefficients(self) -> pd.DataFrame:
+        """Standardized coefficients (weight per standard deviation of the feature), largest |w| first."""
+        coef = self.model[-1].coef_[0]
+        table = pd.DataFrame({"feature": self.features.names, "coefficient": coef})
+        table["abs"] = table["coefficient"].abs()
+        table = table.sort_values("abs", ascending=False).drop(columns="abs").reset_index(drop=True)
+        return table
+
+
+def fit(scores: pd.DataFrame, labels: np.ndarray) -> Combination:
+    labels = np.asarray(labels, dtype=bool)
+    if labels.all() or not labels.any():
+        raise ValueError("the combination needs both labels in its training split")
+    features = Features.fit(scores)
+    if not features.names:
+        raise ValueError("no baseline score varies over the training items")
+    model = make_model().fit(features.transform(scores), labels)
+    return Combination(features, model)
+
+
+def cross_fitted(scores: pd.DataFrame, labels: np.ndarray, n_splits: int = 5, seed: int = 0) -> np.ndarray:
+    """Out-of-fold probabilities for the training items themselves."""
+    labels = np.asarray(labels, dtype=bool)
+    out = np.zeros(len(labels), dtype=float)
+    n_splits = min(n_splits, int(labels.sum()), int((~labels).sum()))
+    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    for fit_idx, score_idx in folds.split(np.zeros(len(labels)), labels):
+        combo = fit(scores.iloc[fit_idx], labels[fit_idx])
+        out[score_idx] = combo.predict(scores.iloc[score_idx])
+    return out
+
+
+def score_with(scores: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.Series, Combination | None]:
+    """Scores of the combination for SherLIiC items given their baseline scores; (scores, fitted model)."""
+    result = pd.Series(np.nan, index=items.index, dtype=float)
+    split = lm_split(items)
+    is_sherliic = items["dataset"].astype(str).str.startswith("sherliic") if "dataset" in items else True
+    train_mask = (split == "train") & is_sherliic
+    if train_mask.sum() == 0:
+        return result, None
+    labels = items.loc[train_mask, "label"].astype(bool).to_numpy()
+    combo = fit(scores[train_mask], labels)
+    target = is_sherliic & ~train_mask
+    if target.any():
+        result[target] = combo.predict(scores[target])
+    result[train_mask] = cross_fitted(scores[train_mask], labels)
+    return result, combo
+
+
+@register(NAME, tunable=True,
+          description="logistic regression over the other baselines' scores (SherLIiC lm_split=train)")
+def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
+    scores = baseline_scores(items, ctx)
+    result, combo = score_with(scores, items)
+    if combo is not None:
+        ctx.cache["combination_coefficients"] = combo.coefficients()
+    return result
+
+
+def write_report(combo: Combination, summary: dict, out_dir: Path | None = None) -> tuple[Path, Path]:
+    from extract.settings import OUT_DIR
+
+    out_dir = out_dir or OUT_DIR / "combination"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    coef = combo.coefficients()
+    csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"
+    coef.to_csv(csv_path, index=False)
+    lines = [
+        "# Learned combination of the baselines", "",
+        "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train, threshold "
+        "F1-optimal on lm_split=dev.", "",
+        f"lm_split=dev: P {summary['precision']:.3f}, R {summary['recall']:.3f}, F1 {summary['f1']:.3f}, "
+        f"threshold {summary['threshold']:.4f}, {summary['n_dev']} items, "
+        f"{summary['n_train']} training items.",
+        "", "## Standardized coefficients (weight per standard deviation)", "",
+        "| feature | coefficient |", "|---|---:|",
+    ]
+    lines += [f"| {r.feature} | {r.coefficient:+.3f} |" for r in coef.itertuples(index=False)]
+    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return csv_path, md_path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from baselines.benchmarks import load_items
+    from baselines.metrics import best_f1_threshold, precision_recall_f1
+    from extract.db import database_url
+    from extract.settings import shared_data_dir
+
+    parser = argparse.ArgumentParser(description="Fit the learned combination and report its coefficients")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    url = database_url()
+    items = load_items(url, datasets=["sherliic"])
+    items = items[items["split"] == "dev"]
+    if items.empty:
+        raise SystemExit("no SherLIiC-dev items loaded: run `make baselines` (it loads the benchmarks) first")
+    ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
+    scores = baseline_scores(items, ctx)
+    split = lm_split(items)
+    train, dev = split == "train", split == "dev"
+    combo = fit(scores[train], items.loc[train, "label"].to_numpy(bool))
+    dev_scores = combo.predict(scores[dev])
+    dev_labels = items.loc[dev, "label"].to_numpy(bool)
+    threshold = best_f1_threshold(dev_labels, dev_scores)
+    p, r, f1 = precision_recall_f1(dev_labels, dev_scores >= threshold)
+    summary = {"precision": p, "recall": r, "f1": f1, "threshold": threshold,
+               "n_dev": int(dev.sum()), "n_train": int(train.sum())}
+    csv_path, md_path = write_report(combo, summary, args.out)
+    print(md_path.read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,458 @@
+"""Distributional baselines computed in SQL over the TEG marts (paper §4, Table 3; Hosseini et al. 2018).
+
+Python only ships the item list to Postgres (a temp table of canonical paths, types and the
+crossed flag); every set-based score is one SQL query over `warehouse.untyped_edges` /
+`warehouse.teg_edges`.
+
+Orientation. Benchmark paths are in SherLIiC orientation (argument A = left end), warehouse relations
+are canonical (subject on the left). `extract.paths.canonical_path` tells whether a path was reversed;
+the entity pair (x, y) of the premise is compared with the hypothesis' pair in the same SherLIiC
+orientation, so when exactly one side was reversed (crossed alignment) the hypothesis' canonical pair
+(a1, a2) is read as (a2, a1).
+
+Scores, x = premise, y = hypothesis vector over entity pairs f:
+- counts c_x(f) = n_instances of the relation with entity pair f
+- WeedsPrec(x,y) = Σ_f c_x(f)·[c_y(f)>0] / Σ_f c_x(f)
+- CL(x,y) = Σ_f min(c_x(f), c_y(f)) / Σ_f c_x(f);  invCL(x,y) = sqrt(CL(x,y)·(1 − CL(y,x)))
+- PMI weights (Hosseini et al. 2018 §4.1, "PMI of the relation and the entity pair" as feature
+  weights; positive part as in Lin 1998 / Berant et al. 2011):
+      w_r(f) = max(0, ln( c(r,f) · N / (c(r) · c(f)) ))
+  with c(r,f) the relation's count for pair f, c(r) = Σ_f c(r,f), c(f) = Σ_r c(r,f) and
+  N = Σ_{r,f} c(r,f), the last two over the whole untyped graph (`untyped_edges`). For a typed
+  relation T, c(T,f) and c(T) come from its own edges (`teg_edges`); c(f) and N stay untyped, so an
+  entity pair is not counted again for every overlapping type signature. F(x) = {f : w_x(f) > 0}.
+- WeedsPMI(x,y) = Σ_{f∈F(x)∩F(y)} w_x(f) / Σ_{f∈F(x)} w_x(f)
+- Lin(x,y) = Σ_{f∈F(x)∩F(y)} (w_x(f) + w_y(f)) / (Σ_{F(x)} w_x + Σ_{F(y)} w_y)   (Lin 1998)
+- BInc(x,y) = sqrt(Lin(x,y) · WeedsPMI(x,y))   (Szpektor & Dagan 2008)
+- Sherlock+ESR = Relv·σ·esr of the typed pair (DESIGN §5, set semantics): the mart's score from
+  `warehouse.inference_candidates` when the pair is an InfCand, else the same formulas in SQL here.
+
+An item whose premise or hypothesis has no warehouse relation (or, typed, no typed relation with the
+item's types) gets NaN = not covered. An empty PMI feature set gives 0 (covered, no evidence).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import psycopg
+
+from baselines.registry import Context, register
+from baselines.rules import ResourceMissing
+
+SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
+
+
+def canonical_item_table(items: pd.DataFrame) -> pd.DataFrame:
+    """Items in warehouse orientation: canonical paths, canonical-slot types and the crossed flag."""
+    from extract.paths import canonical_path
+
+    rows = []
+    for row_no, (_, item) in enumerate(items.iterrows()):
+        prem, hypo = item.get("premise_path"), item.get("hypothesis_path")
+        if not isinstance(prem, str) or not isinstance(hypo, str) or not prem or not hypo:
+            continue
+        prem_canon, prem_rev = canonical_path(prem)
+        hypo_canon, hypo_rev = canonical_path(hypo)
+        pa, pb = _type(item, "premise_type_a"), _type(item, "premise_type_b")
+        ha, hb = _type(item, "hypothesis_type_a"), _type(item, "hypothesis_type_b")
+        rows.append(
+            {
+                "row_no": row_no,
+                "prem_path": prem_canon,
+                "hypo_path": hypo_canon,
+                # the canonical left slot holds SherLIiC's argument B when the path was reversed
+                "prem_type_1": pb if prem_rev else pa,
+                "prem_type_2": pa if prem_rev else pb,
+                "hypo_type_1": hb if hypo_rev else ha,
+                "hypo_type_2": ha if hypo_rev else hb,
+                "crossed": bool(prem_rev) != bool(hypo_rev),
+            }
+        )
+    columns = ["row_no", "prem_path", "hypo_path", "prem_type_1", "prem_type_2", "hypo_type_1",
+               "hypo_type_2", "crossed"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _type(item: pd.Series, column: str) -> str | None:
+    value = item.get(column)
+    return value if isinstance(value, str) and value else None
+
+
+def load_items(conn: psycopg.Connection, items: pd.DataFrame) -> int:
+    """Create the session temp table bl_items from the benchmark items; returns its row count."""
+    table = canonical_item_table(items)
+    conn.execute("drop table if exists bl_items")
+    conn.execute(
+        """
+        create temp table bl_items (
+            row_no integer primary key, prem_path text not null, hypo_path text not null,
+            prem_type_1 text, prem_type_2 text, hypo_type_1 text, hypo_type_2 text, crossed boolean not null
+        )
+        """
+    )
+    with conn.cursor().copy(
+        "copy bl_items (row_no, prem_path, hypo_path, prem_type_1, prem_type_2, hypo_type_1, hypo_type_2,"
+        " crossed) from stdin"
+    ) as copy:
+        for rec in table.itertuples(index=False):
+            copy.write_row(tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+                                 for v in rec))
+    conn.execute("analyze bl_items")
+    return len(table)
+
+
+# Item -> relation keys. Untyped: the relation with the canonical path. Typed: among the typed
+# relations of that path, the one whose slot types equal the item's canonical-slot types; else one
+# whose type signature contains them; ties -> the larger typed relation, then the smaller id.
+RESOLVE_UNTYPED = """
+create temp table bl_resolved as
+select i.row_no, p.rel_id as prem_key, h.rel_id as hypo_key, i.crossed
+from bl_items as i
+inner join warehouse.relations as p on p.path = i.prem_path
+inner join warehouse.relations as h on h.path = i.hypo_path
+"""
+
+RESOLVE_TYPED = """
+create temp table bl_resolved as
+with
+
+prem as (
+    select distinct on (i.row_no) i.row_no, t.typed_rel_id
+    from bl_items as i
+    inner join warehouse.typed_relations as t
+        on t.path = i.prem_path
+        and ((t.type_a = i.prem_type_1 and t.type_b = i.prem_type_2)
+            or (i.prem_type_1 = any(t.tsg_a) and i.prem_type_2 = any(t.tsg_b)))
+    order by i.row_no, (t.type_a = i.prem_type_1 and t.type_b = i.prem_type_2) desc,
+        t.n_entity_pairs desc, t.typed_rel_id
+),
+
+hypo as (
+    select distinct on (i.row_no) i.row_no, t.typed_rel_id
+    from bl_items as i
+    inner join warehouse.typed_relations as t
+        on t.path = i.hypo_path
+        and ((t.type_a = i.hypo_type_1 and t.type_b = i.hypo_type_2)
+            or (i.hypo_type_1 = any(t.tsg_a) and i.hypo_type_2 = any(t.tsg_b)))
+    order by i.row_no, (t.type_a = i.hypo_type_1 and t.type_b = i.hypo_type_2) desc,
+        t.n_entity_pairs desc, t.typed_rel_id
+)
+
+select i.row_no, p.typed_rel_id as prem_key, h.typed_rel_id as hypo_key, i.crossed
+from bl_items as i
+inner join prem as p on p.row_no = i.row_no
+inner join hypo as h on h.row_no = i.row_no
+"""
+
+# Edges of the needed relations with count c and PMI weight w (formula in the module docstring).
+EDGES = """
+create temp table bl_edges as
+with
+
+needed as (
+    select prem_key as key from bl_resolved
+    union
+    select hypo_key from bl_resolved
+),
+
+edges as (
+    select
+        e.{key_column} as key,
+        e.arg1_entity_id as a1,
+        e.arg2_entity_id as a2,
+        sum(e.n_instances)::float8 as c
+    from {edge_table} as e
+    inner join needed as n on n.key = e.{key_column}
+    group by 1, 2, 3
+),
+
+relation_totals as (
+    select key, sum(c) as c_r
+    from edges
+    group by key
+),
+
+pair_totals as (
+    select u.arg1_entity_id as a1, u.arg2_entity_id as a2, sum(u.n_instances)::float8 as c_f
+    from warehouse.untyped_edges as u
+    inner join (select distinct a1, a2 from edges) as p
+        on p.a1 = u.arg1_entity_id and p.a2 = u.arg2_entity_id
+    group by 1, 2
+),
+
+grand_total as (
+    select sum(n_instances)::float8 as n
+    from warehouse.untyped_edges
+)
+
+select
+    e.key,
+    e.a1,
+    e.a2,
+    e.c,
+    greatest(ln(e.c * g.n / (r.c_r * p.c_f)), 0) as w
+from edges as e
+inner join relation_totals as r on r.key = e.key
+inner join pair_totals as p on p.a1 = e.a1 and p.a2 = e.a2
+cross join grand_total as g
+"""
+
+SCORES = """
+with
+
+prem as (
+    select r.row_no, e.a1 as x, e.a2 as y, e.c, e.w
+    from bl_resolved as r
+    inner join bl_edges as e on e.key = r.prem_key
+),
+
+-- the hypothesis' pair read in the premise's orientation
+hypo as (
+    select
+        r.row_no,
+        case when r.crossed then e.a2 else e.a1 end as x,
+        case when r.crossed then e.a1 else e.a2 end as y,
+        e.c,
+        e.w
+    from bl_resolved as r
+    inner join bl_edges as e on e.key = r.hypo_key
+),
+
+prem_totals as (
+    select row_no, sum(c) as c_sum, sum(w) as w_sum, count(*)::float8 as size
+    from prem
+    group by row_no
+),
+
+hypo_totals as (
+    select row_no, sum(c) as c_sum, sum(w) as w_sum, count(*)::float8 as size
+    from hypo
+    group by row_no
+),
+
+shared as (
+    select
+        p.row_no,
+        sum(p.c) as c_prem,
+        sum(least(p.c, h.c)) as c_min,
+        sum(case when p.w > 0 and h.w > 0 then p.w else 0 end) as w_prem,
+        sum(case when p.w > 0 and h.w > 0 then p.w + h.w else 0 end) as w_both,
+        count(*)::float8 as overlap
+    from prem as p
+    inner join hypo as h on h.row_no = p.row_no and h.x = p.x and h.y = p.y
+    group by p.row_no
+),
+
+shared_entities as (
+    select row_no, count(distinct entity)::float8 as n_entities
+    from (
+        select p.row_no, p.x as entity
+        from prem as p inner join hypo as h on h.row_no = p.row_no and h.x = p.x and h.y = p.y
+        union all
+        select p.row_no, p.y
+        from prem as p inner join hypo as h on h.row_no = p.row_no and h.x = p.x and h.y = p.y
+    ) as ends
+    group by row_no
+),
+
+entity_space as (
+    {entity_space}
+),
+
+base as (
+    select
+        r.row_no,
+        r.prem_key,
+        r.hypo_key,
+        r.crossed,
+        coalesce(s.c_prem, 0) / pt.c_sum as weeds_prec,
+        coalesce(s.c_min, 0) / pt.c_sum as cl_xy,
+        coalesce(s.c_min, 0) / ht.c_sum as cl_yx,
+        coalesce(coalesce(s.w_prem, 0) / nullif(pt.w_sum, 0), 0) as weeds_pmi,
+        coalesce(coalesce(s.w_both, 0) / nullif(pt.w_sum + ht.w_sum, 0), 0) as lin,
+        -- Sherlock (DESIGN §5): P(B|A), P(B), Relv(A,B), Relv(A,¬B), esr
+        coalesce(s.overlap, 0) / pt.size as p_b_given_a,
+        ht.size / es.e2 as p_b,
+        coalesce(s.overlap, 0) * es.e2 / (pt.size * ht.size) as relv,
+        coalesce(s.overlap, 0) as overlap,
+        pt.size as prem_size,
+        coalesce(se.n_entities / (2 * nullif(s.overlap, 0)), 0) as esr
+    from bl_resolved as r
+    inner join prem_totals as pt on pt.row_no = r.row_no
+    inner join hypo_totals as ht on ht.row_no = r.row_no
+    left join shared as s on s.row_no = r.row_no
+    left join shared_entities as se on se.row_no = r.row_no
+    cross join entity_space as es
+),
+
+sherlock as (
+    select
+        *,
+        -- σ = P(B|A) · 2|A| · sum over H in (B, not B) of P(H|A) log Relv(A,H); P(H|A) = 0 contributes 0
+        p_b_given_a * 2 * prem_size * (
+            case when p_b_given_a > 0 then p_b_given_a * ln(relv) else 0 end
+            + case
+                when p_b_given_a < 1
+                    then (1 - p_b_given_a) * ln((1 - p_b_given_a) / nullif(1 - p_b, 0))
+                else 0
+            end
+        ) as sigma
+    from base
+)
+
+select
+    s.row_no,
+    s.weeds_prec,
+    s.cl_xy,
+    s.cl_yx,
+    sqrt(greatest(s.cl_xy * (1 - s.cl_yx), 0)) as inv_cl,
+    s.weeds_pmi,
+    s.lin,
+    sqrt(s.lin * s.weeds_pmi) as binc,
+    {sherlock_expression} as sherlock_esr
+from sherlock as s
+{sherlock_join}
+"""
+
+# |E|² for Relv (DESIGN §5: the distinct entities of the whole untyped graph); only the typed pass needs it
+ENTITY_SPACE = """select count(*)::float8 * count(*)::float8 as e2
+    from (
+        select arg1_entity_id from warehouse.untyped_edges
+        union
+        select arg2_entity_id from warehouse.untyped_edges
+    ) as entities"""
+
+INFCAND_JOIN = """
+left join warehouse.inference_candidates as ic
+    on ic.premise_typed_rel_id = s.prem_key
+    and ic.hypothesis_typed_rel_id = s.hypo_key
+    and ic.alignment = case when s.crossed then 'crossed' else 'straight' end
+"""
+
+
+def _relation_exists(conn: psycopg.Connection, schema: str, table: str) -> bool:
+    row = conn.execute(
+        "select 1 from information_schema.tables where table_schema = %s and table_name = %s", (schema, table)
+    ).fetchone()
+    return row is not None
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # typed | untyped
+    resolve_sql: str
+    edge_table: str
+    key_column: str
+
+
+VARIANTS = {
+    "untyped": Variant("untyped", RESOLVE_UNTYPED, "warehouse.untyped_edges", "rel_id"),
+    "typed": Variant("typed", RESOLVE_TYPED, "warehouse.teg_edges", "typed_rel_id"),
+}
+
+
+def compute_scores(items: pd.DataFrame, database_url: str, variant: str, *, use_infcands: bool = True
+                   ) -> pd.DataFrame:
+    """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation).
+
+    The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
+    use_infcands=False computes Sherlock+ESR here even for pairs that are InfCands (tests compare both).
+    """
+    spec = VARIANTS[variant]
+    result = pd.DataFrame(np.nan, index=items.index, columns=list(SCORE_COLUMNS))
+    with psycopg.connect(database_url) as conn:
+        typed_marts = ("typed_relations", "teg_edges") if variant == "typed" else ()
+        needed = ("relations", "untyped_edges", *typed_marts)
+        for table in needed:
+            if not _relation_exists(conn, "warehouse", table):
+                raise ResourceMissing(f"mart warehouse.{table} is missing: run `make dbt-run` first")
+        if load_items(conn, items) == 0:
+            return result
+        conn.execute("drop table if exists bl_resolved")
+        conn.execute(spec.resolve_sql)
+        conn.execute("drop table if exists bl_edges")
+        conn.execute(EDGES.format(key_column=spec.key_column, edge_table=spec.edge_table))
+        conn.execute("create index on bl_edges (key)")
+        conn.execute("analyze bl_edges")
+        conn.execute("analyze bl_resolved")
+        if variant == "typed":
+            has_ic = use_infcands and _relation_exists(conn, "warehouse", "inference_candidates")
+            computed = "s.relv * s.sigma * s.esr"
+            expression = f"coalesce(ic.score, {computed})" if has_ic else computed
+            sql = SCORES.format(sherlock_expression=expression, sherlock_join=INFCAND_JOIN if has_ic else "",
+                                entity_space=ENTITY_SPACE)
+        else:
+            sql = SCORES.format(sherlock_expression="null::float8", sherlock_join="",
+                                entity_space="select null::float8 as e2")
+        cur = conn.execute(sql)
+        names = [d.name for d in cur.description]
+        rows = cur.fetchall()
+        conn.rollback()  # temp tables only; nothing to keep
+    scored = pd.DataFrame(rows, columns=names, dtype=float)
+    positions = scored["row_no"].astype(int).to_numpy()
+    for column in SCORE_COLUMNS:
+        values = result[column].to_numpy(copy=True)
+        values[positions] = scored[column].to_numpy(dtype=float)
+        result[column] = values
+    return result
+
+
+def items_key(items: pd.DataFrame) -> str:
+    columns = [c for c in ("premise_path", "hypothesis_path", "premise_type_a", "premise_type_b",
+                           "hypothesis_type_a", "hypothesis_type_b") if c in items.columns]
+    digest = hashlib.sha1(pd.util.hash_pandas_object(items[columns], index=True).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def cached_scores(items: pd.DataFrame, ctx: Context, variant: str) -> pd.DataFrame:
+    """compute_scores, memoised in ctx.cache so the ten registered baselines share two queries."""
+    key = ("distributional", variant, ctx.database_url, items_key(items))
+    if key not in ctx.cache:
+        ctx.cache[key] = compute_scores(items, ctx.database_url, variant)
+    return ctx.cache[key]
+
+
+def _register(name: str, variant: str, column: str, description: str) -> None:
+    def score(items: pd.DataFrame, ctx: Context) -> pd.Series:
+        return cached_scores(items, ctx, variant)[column].rename(name)
+
+    score.__name__ = f"score_{column}_{variant}"
+    register(name, tunable=True, description=description)(score)
+
+
+for _variant in ("untyped", "typed"):
+    _edges = "untyped_edges" if _variant == "untyped" else "teg_edges"
+    _register(f"WeedsPrec ({_variant})", _variant, "weeds_prec",
+              f"Weeds precision of premise entity-pair counts covered by the hypothesis ({_edges}, SQL)")
+    _register(f"invCL ({_variant})", _variant, "inv_cl",
+              f"sqrt(CL(x,y)·(1−CL(y,x))) over entity-pair counts ({_edges}, SQL)")
+    _register(f"WeedsPMI ({_variant})", _variant, "weeds_pmi",
+              f"PMI-weighted Weeds precision, Hosseini et al. 2018 ({_edges}, SQL)")
+    _register(f"Lin ({_variant})", _variant, "lin", f"Lin 1998 similarity of PMI features ({_edges}, SQL)")
+    _register(f"BInc ({_variant})", _variant, "binc",
+              f"sqrt(Lin·WeedsPMI), Szpektor & Dagan 2008 ({_edges}, SQL)")
+
+_register("Sherlock+ESR", "typed", "sherlock_esr",
+          "Relv·σ·esr of the typed pair (InfCand score, else the same formulas in SQL)")
+
+
+def resolve_keys(items: pd.DataFrame, database_url: str, variant: str) -> pd.DataFrame:
+    """Warehouse keys of each item's premise/hypothesis (rel_id untyped, typed_rel_id typed), indexed like
+    `items`; NaN where the item has no such relation. Shared with the relation-embedding baselines."""
+    spec = VARIANTS[variant]
+    result = pd.DataFrame({"prem_key": np.nan, "hypo_key": np.nan, "crossed": False}, index=items.index)
+    with psycopg.connect(database_url) as conn:
+        if load_items(conn, items) == 0:
+            return result
+        conn.execute("drop table if exists bl_resolved")
+        conn.execute(spec.resolve_sql)
+        rows = conn.execute("select row_no, prem_key, hypo_key, crossed from bl_resolved").fetchall()
+        conn.rollback()
+    for row_no, prem_key, hypo_key, crossed in rows:
+        label = items.index[row_no]
+        result.loc[label, ["prem_key", "hypo_key", "crossed"]] = [prem_key, hypo_key, crossed]
+    return result

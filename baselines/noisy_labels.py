@@ -1,0 +1,186 @@
+"""Noisy labels for every InfCand from the best baseline (paper §5: "noisy labels for the whole
+InfCand set", to train on beyond the annotated benchmark).
+
+Best baseline: the highest F1 on SherLIiC dev (results.baseline_scores, dataset 'sherliic', split 'dev',
+written by `make baselines`) among the baselines that can score an InfCand, i.e. that need only the two
+typed paths (not the benchmark's text, labels or lm_split). Each InfCand becomes an item in SherLIiC
+orientation: the premise's canonical path with its slot types; the hypothesis' canonical path, read
+reversed (and its types swapped) when the alignment is crossed, so the arguments line up as A(x,y) ⇒
+B(x,y). The item is scored exactly as on dev: on top of Lemma when the baseline runs so
+(baselines.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the combined score
+reaches the dev-tuned threshold (0.5 for non-tunable 0/1 baselines).
+
+Result: results.infcand_noisy_labels (replaced as a whole in one transaction).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+import pandas as pd
+import psycopg
+
+from baselines.registry import REGISTRY, Context
+
+# Need premise/hypothesis text, benchmark labels or lm_split: not computable for an InfCand.
+NOT_FOR_INFCANDS = frozenset({"hypothesis-only probe", "learned combination", "Always yes"})
+
+INFCAND_QUERY = """
+select
+    premise_typed_rel_id, hypothesis_typed_rel_id, alignment,
+    premise_path, hypothesis_path, premise_type_a, premise_type_b, hypothesis_type_a, hypothesis_type_b
+from warehouse.inference_candidates
+order by hypothesis_typed_rel_id, rank_for_hypothesis, premise_typed_rel_id
+"""
+
+
+def infcand_items(url: str) -> pd.DataFrame:
+    """InfCands as benchmark items (registry columns) in SherLIiC orientation."""
+    from extract.paths import is_reversed, reverse_path
+
+    with psycopg.connect(url) as conn:
+        exists = conn.execute("select to_regclass('warehouse.inference_candidates')").fetchone()[0]
+        if exists is None:
+            raise RuntimeError("warehouse.inference_candidates is missing: run `make dbt-run` first")
+        rows = conn.execute(INFCAND_QUERY).fetchall()
+    records = []
+    for prem_id, hypo_id, alignment, prem, hypo, pa, pb, ha, hb in rows:
+        if alignment == "crossed":
+            hypo, ha, hb = reverse_path(hypo), hb, ha
+        records.append({
+            "item_id": f"{prem_id}=>{hypo_id}:{alignment}", "dataset": "infcands", "split": "all",
+            "premise_typed_rel_id": prem_id, "hypothesis_typed_rel_id": hypo_id, "alignment": alignment,
+            "premise_path": prem, "hypothesis_path": hypo,
+            "premise_type_a": pa, "premise_type_b": pb, "hypothesis_type_a": ha, "hypothesis_type_b": hb,
+            "is_premise_reversed": is_reversed(prem), "is_hypothesis_reversed": is_reversed(hypo),
+            "premise_text": None, "hypothesis_text": None, "premise_middle": None, "hypothesis_middle": None,
+            "label": False, "extra": {},
+        })
+    return pd.DataFrame(records)
+
+
+def dev_ranking(url: str) -> pd.DataFrame:
+    """SherLIiC dev rows of results.baseline_scores, best F1 first."""
+    with psycopg.connect(url) as conn:
+        exists = conn.execute("select to_regclass('results.baseline_scores')").fetchone()[0]
+        if exists is None:
+            raise RuntimeError("results.baseline_scores is missing: run `make baselines` first")
+        rows = conn.execute(
+            "select method, threshold, f1 from results.baseline_scores"
+            " where dataset = 'sherliic' and split = 'dev' order by f1 desc, method"
+        ).fetchall()
+    return pd.DataFrame(rows, columns=["method", "threshold", "f1"])
+
+
+def label_items(items: pd.DataFrame, ctx: Context, method: str, threshold: float | None) -> pd.DataFrame:
+    """Score `items` with `method` as on dev and apply the dev threshold: columns raw_score, score, label."""
+    from baselines.evaluate import fill_uncovered, run_on_top_of_lemma
+
+    baseline = REGISTRY[method]
+    raw = baseline.score(items, ctx).reindex(items.index).astype(float)
+    if baseline.on_top_of_lemma:
+        lemma_yes = REGISTRY["Lemma"].score(items, ctx).reindex(items.index) == 1.0
+        combined = run_on_top_of_lemma(raw, lemma_yes, baseline.tunable)
+    else:
+        combined = fill_uncovered(raw, baseline.tunable)
+    cut = 0.5 if threshold is None or (isinstance(threshold, float) and math.isnan(threshold)) else threshold
+    return pd.DataFrame({"raw_score": raw, "score": combined, "label": combined >= cut}, index=items.index)
+
+
+def choose_best(
+    ranking: pd.DataFrame, items: pd.DataFrame, ctx: Context
+) -> tuple[str, float | None, pd.DataFrame]:
+    """The best-by-dev-F1 baseline that can score the InfCands, with its labels."""
+    from baselines.catalog import load_all
+    from baselines.rules import ResourceMissing
+
+    load_all()
+    reasons = []
+    for method, threshold, _f1 in ranking.itertuples(index=False):
+        if method in NOT_FOR_INFCANDS or method not in REGISTRY:
+            reasons.append(f"{method}: not computable for InfCands")
+            continue
+        try:
+            labelled = label_items(items, ctx, method, threshold)
+        except ResourceMissing as exc:
+            reasons.append(f"{method}: {exc}")
+            continue
+        return method, threshold, labelled
+    raise RuntimeError("no baseline of results.baseline_scores can score the InfCands: " + "; ".join(reasons))
+
+
+def write_table(url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: str,
+                threshold: float | None, dev_f1: float) -> int:
+    """Replace results.infcand_noisy_labels with these labels (one transaction)."""
+    with psycopg.connect(url) as conn:
+        conn.execute("create schema if not exists results")
+        conn.execute("drop table if exists results.infcand_noisy_labels")
+        conn.execute(
+            """
+            create table results.infcand_noisy_labels (
+                premise_typed_rel_id bigint not null,
+                hypothesis_typed_rel_id bigint not null,
+                alignment text not null,
+                method text not null,
+                dev_f1 double precision,
+                threshold double precision,
+                raw_score double precision,
+                score double precision not null,
+                noisy_label boolean not null,
+                created_at timestamptz not null default now(),
+                primary key (premise_typed_rel_id, hypothesis_typed_rel_id, alignment)
+            )
+            """
+        )
+        with conn.cursor().copy(
+            "copy results.infcand_noisy_labels (premise_typed_rel_id, hypothesis_typed_rel_id, alignment,"
+            " method, dev_f1, threshold, raw_score, score, noisy_label) from stdin"
+        ) as copy:
+            thr = None if threshold is None or math.isnan(float(threshold)) else float(threshold)
+            for (_, item), (_, lab) in zip(items.iterrows(), labelled.iterrows(), strict=True):
+                raw = None if np.isnan(lab["raw_score"]) else float(lab["raw_score"])
+                copy.write_row((int(item["premise_typed_rel_id"]), int(item["hypothesis_typed_rel_id"]),
+                                item["alignment"], method, dev_f1, thr, raw, float(lab["score"]),
+                                bool(lab["label"])))
+    return len(items)
+
+
+def build(url: str, ctx: Context, method: str | None = None) -> tuple[str, int, int]:
+    """Label every InfCand; returns (method, n_infcands, n_positive)."""
+    items = infcand_items(url)
+    ranking = dev_ranking(url)
+    if method is not None:
+        ranking = ranking[ranking["method"] == method]
+        if ranking.empty:
+            raise RuntimeError(f"{method!r} has no SherLIiC dev row in results.baseline_scores")
+    if items.empty:  # nothing to label: keep an empty table, named after the best candidate
+        usable = ranking[~ranking["method"].isin(NOT_FOR_INFCANDS)]
+        if usable.empty:
+            raise RuntimeError("no baseline of results.baseline_scores can score InfCands")
+        chosen, threshold = usable.iloc[0]["method"], usable.iloc[0]["threshold"]
+        labelled = pd.DataFrame({"raw_score": [], "score": [], "label": []})
+    else:
+        chosen, threshold, labelled = choose_best(ranking, items, ctx)
+    dev_f1 = float(ranking.set_index("method").loc[chosen, "f1"])
+    n = write_table(url, items, labelled, chosen, threshold, dev_f1)
+    return chosen, n, int(labelled["label"].sum()) if n else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from extract.db import database_url
+    from extract.settings import shared_data_dir
+
+    parser = argparse.ArgumentParser(description="Noisy labels for every InfCand from the best dev baseline")
+    parser.add_argument("--method", help="use this baseline instead of the best by SherLIiC dev F1")
+    args = parser.parse_args(argv)
+    url = database_url()
+    ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
+    method, n, n_pos = build(url, ctx, args.method)
+    print(f"results.infcand_noisy_labels: {n} InfCands labelled by {method!r}, {n_pos} yes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

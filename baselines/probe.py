@@ -1,0 +1,261 @@
+"""Hypothesis-only probe (Li et al. 2022, "Language Models Are Poor Learners of Directional Inference").
+
+A classifier that never sees the premise measures how much of a benchmark is solvable from annotation
+artefacts of the hypothesis alone. Features (binary, scikit-learn DictVectorizer):
+- `lemma=<l>`: lemmas of the hypothesis path (odd positions) when the item has one, else the lemmas of
+  the hypothesis' predicate text (Levy/Holt middle of the triple; lemminflect, verb reading first);
+- `type_a=<t>`, `type_b=<t>`: the hypothesis' argument types when known;
+- `voice=passive|active` (baselines.lemma.is_passive on the path; text: a form of "be"/"get" followed by
+  a participle), `reversed=<bool>` for paths.
+Model: logistic regression (C=1, lbfgs), trained on each benchmark's train split (SherLIiC-dev
+lm_split=train; Levy/Holt train), evaluated with the normalized AUC of Li et al. (baselines.metrics) on
+its dev split and, for Levy/Holt, on every directional subset's dev split. `python -m baselines.probe`
+writes out/probe/probe.csv and .md; `artefact_strength()` returns the same table for the report.
+
+Registered baseline "hypothesis-only probe": scores an item with the model of its benchmark; an item that
+was itself a training item gets an out-of-fold score (5-fold cross-fitting), so no item is scored by a
+model that saw its label.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.feature_extraction import DictVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import Pipeline, make_pipeline
+
+from baselines.lemma import is_passive, path_is_reversed, path_lemmas
+from baselines.metrics import auc_normalized, roc_auc
+from baselines.registry import Context, register
+from extract.settings import OUT_DIR, shared_data_dir
+
+_PASSIVE_TEXT = re.compile(r"\b(is|was|are|were|be|been|being|get|gets|got)\s+(\w+ly\s+)?\w+(ed|en|wn|t)\b")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+@lru_cache(maxsize=50_000)
+def _lemma(word: str) -> str:
+    import lemminflect
+
+    lemmas = lemminflect.getAllLemmas(word)
+    for pos in ("VERB", "NOUN", "ADJ", "AUX"):
+        if pos in lemmas:
+            return lemmas[pos][0]
+    return word
+
+
+def hypothesis_features(item: pd.Series) -> dict[str, float]:
+    """The probe's features of one item: hypothesis only, never the premise."""
+    features: dict[str, float] = {}
+    path = item.get("hypothesis_path")
+    if isinstance(path, str) and path:
+        for lemma in path_lemmas(path):
+            features[f"lemma={lemma}"] = 1.0
+        features[f"voice={'passive' if is_passive(path) else 'active'}"] = 1.0
+        features[f"reversed={path_is_reversed(path)}"] = 1.0
+    else:
+        text = item.get("hypothesis_middle") or item.get("hypothesis_text") or ""
+        text = str(text).lower()
+        for word in _WORD.findall(text):
+            features[f"lemma={_lemma(word)}"] = 1.0
+        features[f"voice={'passive' if _PASSIVE_TEXT.search(text) else 'active'}"] = 1.0
+    for slot in ("a", "b"):
+        value = item.get(f"hypothesis_type_{slot}")
+        if isinstance(value, str) and value:
+            features[f"type_{slot}={value}"] = 1.0
+    return features
+
+
+def make_model() -> Pipeline:
+    return make_pipeline(DictVectorizer(), LogisticRegression(C=1.0, max_iter=2000))
+
+
+def _features(items: pd.DataFrame) -> list[dict[str, float]]:
+    return [hypothesis_features(row) for _, row in items.iterrows()]
+
+
+def fit(train: pd.DataFrame) -> Pipeline:
+    labels = train["label"].astype(bool).to_numpy()
+    if labels.all() or not labels.any():
+        raise ValueError("the probe needs both labels in its training split")
+    return make_model().fit(_features(train), labels)
+
+
+def predict(model: Pipeline, items: pd.DataFrame) -> np.ndarray:
+    if len(items) == 0:
+        return np.array([], dtype=float)
+    return model.predict_proba(_features(items))[:, 1]
+
+
+def out_of_fold(train: pd.DataFrame, n_splits: int = 5, seed: int = 0) -> np.ndarray:
+    """Cross-fitted probabilities for the training items themselves."""
+    labels = train["label"].astype(bool).to_numpy()
+    scores = np.zeros(len(train), dtype=float)
+    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    for fit_idx, score_idx in folds.split(np.zeros(len(labels)), labels):
+        model = fit(train.iloc[fit_idx])
+        scores[score_idx] = predict(model, train.iloc[score_idx])
+    return scores
+
+
+def evaluate(model: Pipeline, items: pd.DataFrame) -> dict[str, float]:
+    labels = items["label"].astype(bool).to_numpy()
+    scores = predict(model, items)
+    return {
+        "n_items": len(items),
+        "positive_rate": float(labels.mean()) if len(labels) else float("nan"),
+        "auc_normalized": auc_normalized(labels, scores) if len(labels) else float("nan"),
+        "roc_auc": roc_auc(labels, scores) if len(labels) else float("nan"),
+    }
+
+
+# --- the benchmarks the probe is run on (read without spaCy: the features need no parse) -----------
+
+def _extra(items: pd.DataFrame, key: str) -> pd.Series:
+    return items["extra"].map(lambda e: (e or {}).get(key) if isinstance(e, dict) else None)
+
+
+def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """SherLIiC-dev split by lm_split (Schmitt & Schütze 2021): (train, dev)."""
+    from baselines.benchmarks import items_frame, read_sherliic_tsv
+
+    items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
+    lm_split = _extra(items, "lm_split")
+    return items[lm_split == "train"].reset_index(drop=True), items[lm_split == "dev"].reset_index(drop=True)
+
+
+def levy_holt_file(shared: Path, folder: str, split: str) -> pd.DataFrame:
+    from baselines.benchmarks import items_frame, read_levy_holt
+
+    return items_frame(read_levy_holt(shared / "levy_holt" / "teddy_li" / folder / f"{split}.txt"))
+
+
+def levy_holt_folders(shared: Path) -> list[str]:
+    root = shared / "levy_holt" / "teddy_li"
+    return sorted(p.name for p in root.glob("*") if (p / "train.txt").is_file() and p.name != "orig")
+
+
+def artefact_strength(shared: Path | None = None) -> pd.DataFrame:
+    """The hypothesis-only probe's normalized AUC per benchmark split (the artefact-strength table).
+
+    Rows: SherLIiC (train lm_split=train, eval lm_split=dev); Levy/Holt trained on orig/train, evaluated
+    on orig/dev and every directional subset's dev; each subset also trained on its own train split.
+    """
+    shared = Path(shared or shared_data_dir())
+    rows = []
+    train, dev = sherliic_splits(shared)
+    rows.append({"benchmark": "SherLIiC-dev", "train": "lm_split=train", "eval": "lm_split=dev",
+                 "n_train": len(train), **evaluate(fit(train), dev)})
+    orig_train = levy_holt_file(shared, "orig", "train")
+    orig_model = fit(orig_train)
+    rows.append({"benchmark": "Levy/Holt", "train": "orig/train", "eval": "orig/dev",
+                 "n_train": len(orig_train), **evaluate(orig_model, levy_holt_file(shared, "orig", "dev"))})
+    for folder in levy_holt_folders(shared):
+        subset_dev = levy_holt_file(shared, folder, "dev")
+        subset_train = levy_holt_file(shared, folder, "train")
+        name = _subset_name(folder)
+        rows.append({"benchmark": f"Levy/Holt {name}", "train": "orig/train", "eval": f"{folder}/dev",
+                     "n_train": len(orig_train), **evaluate(orig_model, subset_dev)})
+        rows.append({"benchmark": f"Levy/Holt {name}", "train": f"{folder}/train", "eval": f"{folder}/dev",
+                     "n_train": len(subset_train), **evaluate(fit(subset_train), subset_dev)})
+    return pd.DataFrame(rows)
+
+
+def _subset_name(folder: str) -> str:
+    from baselines.benchmarks import LEVY_HOLT_SUBSETS
+
+    pos, _, neg = folder.partition("_")
+    return f"{LEVY_HOLT_SUBSETS.get(pos, pos)} vs {LEVY_HOLT_SUBSETS.get(neg, neg)}"
+
+
+def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
+    """out/probe/probe.csv and probe.md."""
+    out_dir = out_dir or OUT_DIR / "probe"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = out_dir / "probe.csv", out_dir / "probe.md"
+    table.to_csv(csv_path, index=False)
+    lines = [
+        "# Hypothesis-only probe (Li et al. 2022): artefact strength",
+        "",
+        "Logistic regression on hypothesis-only features (lemmas, types, voice). Normalized AUC: 0 = no",
+        "better than the positive rate, 1 = perfect; high values mean the hypothesis alone gives the",
+        "label away.",
+        "",
+        "| benchmark | train | eval | n train | n eval | positive rate | AUC_norm | ROC AUC |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in table.itertuples(index=False):
+        lines.append(f"| {r.benchmark} | {r.train} | {r.eval} | {r.n_train} | {r.n_items} | "
+                     f"{r.positive_rate:.3f} | {r.auc_normalized:.3f} | {r.roc_auc:.3f} |")
+    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return csv_path, md_path
+
+
+# --- the registered baseline ---------------------------------------------------------------------------
+
+def _training_sets(ctx: Context) -> dict[str, pd.DataFrame]:
+    key = ("probe_training_sets", ctx.shared_data)
+    if key not in ctx.cache:
+        shared = Path(ctx.shared_data or shared_data_dir())
+        ctx.cache[key] = {
+            "sherliic": sherliic_splits(shared)[0],
+            "levy_holt": levy_holt_file(shared, "orig", "train"),
+        }
+    return ctx.cache[key]
+
+
+def _family(dataset: str) -> str | None:
+    if dataset.startswith("sherliic"):
+        return "sherliic"
+    if dataset.startswith("levy_holt"):
+        return "levy_holt"
+    return None
+
+
+def score_items(items: pd.DataFrame, training_sets: dict[str, pd.DataFrame]) -> pd.Series:
+    """Probe probabilities; items of a training set get out-of-fold scores; unknown benchmarks NaN."""
+    scores = pd.Series(np.nan, index=items.index, dtype=float)
+    families = items["dataset"].map(lambda d: _family(str(d)))
+    for family, group in items.groupby(families):
+        train = training_sets[family]
+        model = fit(train)
+        scores[group.index] = predict(model, group)
+        oof = dict(zip(_train_keys(train), out_of_fold(train), strict=True))
+        for label, key in zip(group.index, _train_keys(group), strict=True):
+            if key in oof:
+                scores[label] = oof[key]
+    return scores
+
+
+def _train_keys(items: pd.DataFrame) -> pd.Index:
+    """Item identity across loaders: the (premise, hypothesis) text pair."""
+    return pd.Index(items["premise_text"].astype(str) + "\t" + items["hypothesis_text"].astype(str))
+
+
+@register("hypothesis-only probe", tunable=True, on_top_of_lemma=False,
+          description="Li et al. 2022 artefact probe: logistic regression on hypothesis lemmas/types/voice")
+def probe_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
+    return score_items(items, _training_sets(ctx))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Hypothesis-only probe: artefact strength per benchmark")
+    parser.add_argument("--shared-data", type=Path, default=None)
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default out/probe)")
+    args = parser.parse_args(argv)
+    table = artefact_strength(args.shared_data)
+    csv_path, md_path = write_report(table, args.out)
+    print(md_path.read_text(encoding="utf-8"))
+    print(f"wrote {csv_path} and {md_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

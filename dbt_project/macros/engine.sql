@@ -1,0 +1,86 @@
+{#
+  Engine-specific SQL, behind adapter.dispatch so the models stay portable (default = Postgres;
+  a spark__ variant can be added without touching the models).
+#}
+
+{# sorted, de-duplicated array of a text expression (an aggregate) #}
+{% macro sorted_set_agg(expr) -%}
+{{ return(adapter.dispatch('sorted_set_agg', 'sherliic')(expr)) }}
+{%- endmacro %}
+{% macro default__sorted_set_agg(expr) -%}
+array_agg(distinct {{ expr }} order by {{ expr }})
+{%- endmacro %}
+{% macro spark__sorted_set_agg(expr) -%}
+array_sort(collect_set({{ expr }}))
+{%- endmacro %}
+
+{# empty text array literal #}
+{% macro empty_text_array() -%}
+{{ return(adapter.dispatch('empty_text_array', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__empty_text_array() -%}
+cast(array[] as text[])
+{%- endmacro %}
+{% macro spark__empty_text_array() -%}
+cast(array() as array<string>)
+{%- endmacro %}
+
+{# one-element text array #}
+{% macro text_array(expr) -%}
+{{ return(adapter.dispatch('text_array', 'sherliic')(expr)) }}
+{%- endmacro %}
+{% macro default__text_array(expr) -%}
+array[cast({{ expr }} as text)]
+{%- endmacro %}
+{% macro spark__text_array(expr) -%}
+array(cast({{ expr }} as string))
+{%- endmacro %}
+
+{# do two arrays share an element? #}
+{% macro arrays_overlap(a, b) -%}
+{{ return(adapter.dispatch('arrays_overlap', 'sherliic')(a, b)) }}
+{%- endmacro %}
+{% macro default__arrays_overlap(a, b) -%}
+({{ a }} && {{ b }})
+{%- endmacro %}
+{% macro spark__arrays_overlap(a, b) -%}
+arrays_overlap({{ a }}, {{ b }})
+{%- endmacro %}
+
+{# does the array contain the value? #}
+{% macro array_has(arr, value) -%}
+{{ return(adapter.dispatch('array_has', 'sherliic')(arr, value)) }}
+{%- endmacro %}
+{% macro default__array_has(arr, value) -%}
+({{ value }} = any({{ arr }}))
+{%- endmacro %}
+{% macro spark__array_has(arr, value) -%}
+array_contains({{ arr }}, {{ value }})
+{%- endmacro %}
+
+{# n-th element of a `___`-separated path; n is 1-based, negative counts from the end #}
+{% macro path_element(path, n) -%}
+{{ return(adapter.dispatch('path_element', 'sherliic')(path, n)) }}
+{%- endmacro %}
+{% macro default__path_element(path, n) -%}
+split_part({{ path }}, '___', {{ n }})
+{%- endmacro %}
+{% macro spark__path_element(path, n) -%}
+element_at(split({{ path }}, '___'), {{ n }})
+{%- endmacro %}
+
+{# label without the `^-` (walked upwards) suffix #}
+{% macro strip_up_marker(label) -%}
+replace({{ label }}, '^-', '')
+{%- endmacro %}
+
+{# session tuning for heavy models (pre-hook); no-op on other engines #}
+{% macro heavy_model_settings() -%}
+{{ return(adapter.dispatch('heavy_model_settings', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__heavy_model_settings() -%}
+set work_mem = '{{ var("work_mem", "512MB") }}'
+{%- endmacro %}
+{% macro spark__heavy_model_settings() -%}
+select 1
+{%- endmacro %}

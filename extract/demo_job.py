@@ -1,0 +1,320 @@
+"""`sherliic-demo` (`make demo`): the project's main job on a fresh machine, end to end.
+
+1. start the embedded Postgres (or use DATABASE_URL) and create the raw schema;
+2. generate the synthetic demo corpus (:mod:`extract.demo`) into ``out/demo/`` (corpus.jsonl, types.tsv);
+3. load the type table and the corpus (spaCy parse, dependency paths, Appendix-A filters, COPY);
+4. ``dbt build``: staging → intermediate → marts (TEG, InfCands) plus data tests and unit tests;
+5. print what came out, and how many of the planted entailments are among the inference candidates.
+
+Needs nothing outside the checkout (no ../shared/data). :func:`run_demo` is the same job as a
+function (database URL and corpus size as arguments) for the end-to-end test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from extract import demo
+from extract.db import apply_schema, database_url
+from extract.dbt_runner import run_dbt
+from extract.settings import OUT_DIR
+
+
+@dataclass(frozen=True)
+class PlantedResult:
+    """The best inference candidate found for a planted rule (None fields: missed)."""
+
+    rule: demo.PlantedRule
+    relv: float | None = None
+    sigma: float | None = None
+    esr: float | None = None
+    rank: int | None = None
+    premise_types: str = ""
+    hypothesis_types: str = ""
+    n_typed_variants: int = 0  # InfCands of this path pair (different typings)
+
+    @property
+    def found(self) -> bool:
+        return self.relv is not None
+
+
+@dataclass
+class DemoSummary:
+    url: str
+    corpus_path: Path
+    types_path: Path
+    size: int
+    seed: int
+    n_documents: int = 0
+    n_sentences: int = 0
+    n_mentions: int = 0
+    n_instances: int = 0
+    rejections: dict[str, int] = field(default_factory=dict)
+    n_entities: int = 0
+    n_relations: int = 0
+    n_typed_relations: int = 0
+    n_candidates: int = 0
+    planted: list[PlantedResult] = field(default_factory=list)
+    # InfCands by kind of path pair: planted / reverse of planted / same family / noise / unrelated
+    candidate_kinds: dict[str, int] = field(default_factory=dict)
+    other_corpus_batches: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def recall(self) -> float:
+        return sum(p.found for p in self.planted) / len(self.planted) if self.planted else 0.0
+
+
+class DemoError(RuntimeError):
+    """A step of the demo failed; the message says which and why."""
+
+
+def _step(console: Console, timings: dict[str, float], name: str, label: str, fn: Callable, *args, **kwargs):
+    """Run one step with a visible start/end line and its duration; wrap failures in DemoError."""
+    console.print(f"[bold cyan]→[/] {label} …")
+    start = time.perf_counter()
+    try:
+        result = fn(*args, **kwargs)
+    except DemoError:
+        raise
+    except Exception as exc:  # any failure: name the step, keep the cause
+        raise DemoError(f"step '{label}' failed: {exc}") from exc
+    timings[name] = time.perf_counter() - start
+    console.print(f"[green]✓[/] {label} [dim]({timings[name]:.1f} s)[/]")
+    return result
+
+
+def classify_candidate(premise_path: str, hypothesis_path: str, alignment: str) -> str:
+    """Kind of an InfCand's path pair relative to what the generator planted."""
+    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in demo.PLANTED_RULES}
+    reverse = {(r.hypothesis_path, r.premise_path, r.alignment) for r in demo.PLANTED_RULES}
+    key = (premise_path, hypothesis_path, alignment)
+    if key in planted:
+        return "planted"
+    if key in reverse:
+        return "reverse of planted"
+    noise = demo.noise_paths()
+    if premise_path in noise or hypothesis_path in noise:
+        return "noise relation"
+    family = demo.related_paths()
+    if premise_path in family and family.get(premise_path) == family.get(hypothesis_path):
+        return "same planted family"
+    return "unrelated"
+
+
+def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
+    """Fill the counts from the raw tables (this corpus batch) and the dbt marts."""
+    with psycopg.connect(summary.url) as conn:
+        if corpus_batch is not None:
+            row = conn.execute(
+                "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches where batch_id = %s",
+                (corpus_batch,),
+            ).fetchone()
+            summary.n_documents, summary.n_sentences, summary.n_mentions, summary.n_instances = row
+            summary.rejections = dict(
+                conn.execute(
+                    "select rule, n_paths from raw.path_rejections where batch_id = %s order by n_paths desc",
+                    (corpus_batch,),
+                ).fetchall()
+            )
+            summary.other_corpus_batches = conn.execute(
+                "select count(*) from raw.load_batches where kind = 'corpus' and status = 'loaded' "
+                "and batch_id <> %s",
+                (corpus_batch,),
+            ).fetchone()[0]
+        for attr, table in (
+            ("n_entities", "entities"),
+            ("n_relations", "relations"),
+            ("n_typed_relations", "typed_relations"),
+            ("n_candidates", "inference_candidates"),
+        ):
+            setattr(summary, attr, conn.execute(f"select count(*) from warehouse.{table}").fetchone()[0])
+        kinds: dict[str, int] = {}
+        for premise_path, hypothesis_path, alignment, n in conn.execute(
+            "select premise_path, hypothesis_path, alignment, count(*) from warehouse.inference_candidates "
+            "group by 1, 2, 3"
+        ):
+            kind = classify_candidate(premise_path, hypothesis_path, alignment)
+            kinds[kind] = kinds.get(kind, 0) + n
+        summary.candidate_kinds = kinds
+        summary.planted = []
+        for rule in demo.PLANTED_RULES:
+            rows = conn.execute(
+                """
+                select relv, sigma, esr, rank_for_hypothesis,
+                       premise_type_a || ', ' || premise_type_b,
+                       hypothesis_type_a || ', ' || hypothesis_type_b
+                from warehouse.inference_candidates
+                where premise_path = %s and hypothesis_path = %s and alignment = %s
+                order by score desc, premise_typed_rel_id, hypothesis_typed_rel_id
+                """,
+                (rule.premise_path, rule.hypothesis_path, rule.alignment),
+            ).fetchall()
+            if rows:
+                relv, sigma, esr, rank, p_types, h_types = rows[0]
+                summary.planted.append(
+                    PlantedResult(rule, float(relv), float(sigma), float(esr), int(rank), p_types, h_types, len(rows))
+                )
+            else:
+                summary.planted.append(PlantedResult(rule))
+
+
+def _batch_id(result: object, url: str, path: Path) -> int | None:
+    """The load batch of `path`: from the loader's summary, else the newest loaded batch of that file."""
+    batch = getattr(result, "batch_id", None)
+    if isinstance(batch, int):
+        return batch
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "select max(batch_id) from raw.load_batches where kind = 'corpus' and status = 'loaded' "
+            "and (source_file = %s or source_file = %s)",
+            (str(path), str(path.resolve())),
+        ).fetchone()
+    return row[0] if row else None
+
+
+def run_demo(
+    url: str | None = None,
+    size: int = demo.DEFAULT_SIZE,
+    seed: int = demo.DEFAULT_SEED,
+    out_dir: Path | str | None = None,
+    processes: int = 2,
+    console: Console | None = None,
+    dbt_verbose: bool = False,
+) -> DemoSummary:
+    """The whole demo job on the database at `url` (default: the project's database)."""
+    from extract.load import load_corpus, load_types  # the loaders (extract/load.py)
+
+    console = console or Console()
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    url = _step(console, timings, "database", "start the database and create the raw schema", _prepare_db, url)
+    out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
+    corpus_path, types_path, corpus = _step(
+        console, timings, "generate", f"generate the demo corpus (size {size}, seed {seed}) into {out_dir}",
+        demo.write_corpus, out_dir, size, seed,
+    )
+    console.print(
+        f"  {len(corpus.documents)} documents, {corpus.n_sentences} sentences, {corpus.n_entities} entities, "
+        f"{len(corpus.type_rows)} type rows, {len(demo.PLANTED_RULES)} planted rules"
+    )
+    _step(console, timings, "load_types", "load the entity types (types.tsv)",
+          load_types, types_path, "tsv", url, replace=True, type_source="demo")
+    with Progress(
+        TextColumn("  parsing"), BarColumn(), MofNCompleteColumn(), TextColumn("documents"),
+        TimeElapsedColumn(), console=console, transient=True,
+    ) as bar:
+        task = bar.add_task("parse", total=len(corpus.documents))
+        loaded = _step(
+            console, timings, "load_corpus",
+            f"parse and load the corpus (spaCy, dependency paths, Appendix-A filters; {processes} processes)",
+            load_corpus, corpus_path, "jsonl", url, replace=True, processes=processes,
+            progress=lambda n: bar.advance(task, n),
+        )
+    dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
+    with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
+        _step(console, timings, "dbt_build", "dbt build (models, data tests, unit tests)", run_dbt, dbt_args, url)
+    summary = DemoSummary(url, corpus_path, types_path, size, seed)
+    _step(console, timings, "summary", "read the marts", collect_summary, summary, _batch_id(loaded, url, corpus_path))
+    timings["total"] = time.perf_counter() - start
+    summary.timings = timings
+    return summary
+
+
+def _prepare_db(url: str | None) -> str:
+    url = url or database_url()
+    apply_schema(url)
+    return url
+
+
+def print_summary(summary: DemoSummary, console: Console) -> None:
+    counts = Table(title="What the demo built", show_header=False, title_justify="left")
+    counts.add_column("what")
+    counts.add_column("count", justify="right")
+    counts.add_row("documents", f"{summary.n_documents:,}")
+    counts.add_row("sentences", f"{summary.n_sentences:,}")
+    counts.add_row("entity mentions", f"{summary.n_mentions:,}")
+    counts.add_row("relation instances (kept paths)", f"{summary.n_instances:,}")
+    for rule, n in summary.rejections.items():
+        counts.add_row(f"  paths rejected: {rule}", f"{n:,}")
+    counts.add_row("entities |E|", f"{summary.n_entities:,}")
+    counts.add_row("relations (canonical paths)", f"{summary.n_relations:,}")
+    counts.add_row("typed relations (TEG nodes)", f"{summary.n_typed_relations:,}")
+    counts.add_row("inference candidates (InfCands)", f"{summary.n_candidates:,}")
+    for kind in ("planted", "reverse of planted", "same planted family", "unrelated", "noise relation"):
+        if kind in summary.candidate_kinds:
+            counts.add_row(f"  InfCands: {kind}", f"{summary.candidate_kinds[kind]:,}")
+    console.print(counts)
+
+    planted = Table(title="Planted entailments among the InfCands (best typing)", title_justify="left")
+    for col, justify in (("rule", "left"), ("premise ⇒ hypothesis path", "left"), ("align", "left"),
+                         ("Relv", "right"), ("σ", "right"), ("esr", "right"), ("rank", "right"),
+                         ("typings", "right")):
+        planted.add_column(col, justify=justify)
+    for p in summary.planted:
+        paths = f"{p.rule.premise_path}\n⇒ {p.rule.hypothesis_path}"
+        if p.found:
+            planted.add_row(p.rule.name, paths, p.rule.alignment, f"{p.relv:,.0f}", f"{p.sigma:,.1f}",
+                            f"{p.esr:.2f}", str(p.rank), str(p.n_typed_variants))
+        else:
+            planted.add_row(p.rule.name, paths, p.rule.alignment, "[red]missed[/]", "", "", "", "0")
+    console.print(planted)
+    found = sum(p.found for p in summary.planted)
+    console.print(
+        f"[bold]Planted-rule recall: {found}/{len(summary.planted)} = {summary.recall:.0%}[/] "
+        "at the paper's thresholds (k=5, r_min=5, Relv ≥ 1000, σ ≥ 15, esr ≥ 0.6)"
+    )
+    if summary.other_corpus_batches:
+        console.print(
+            f"[yellow]note:[/] the database also holds {summary.other_corpus_batches} other corpus batch(es); "
+            "the marts combine all loaded batches"
+        )
+    steps = ", ".join(f"{k} {v:.1f} s" for k, v in summary.timings.items() if k != "total")
+    console.print(f"Time: {summary.timings.get('total', 0):.1f} s ({steps})")
+    console.print(f"Database: {summary.url}")
+    console.print(
+        "Explore it: [bold]make psql[/], then e.g. "
+        "[italic]select premise_path, hypothesis_path, alignment, relv, sigma, esr "
+        "from warehouse.inference_candidates order by score desc limit 20;[/]"
+    )
+    console.print(f"Demo corpus: {summary.corpus_path} and {summary.types_path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="sherliic-demo",
+        description="Generate the demo corpus, extract and load it, dbt build the TEG and InfCands, summarise.",
+    )
+    parser.add_argument("--size", type=int, default=demo.DEFAULT_SIZE,
+                        help=f"facts per planted premise relation (default {demo.DEFAULT_SIZE})")
+    parser.add_argument("--seed", type=int, default=demo.DEFAULT_SEED, help="random seed of the generator")
+    parser.add_argument("--processes", type=int, default=2, help="spaCy processes (default 2)")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default out/demo)")
+    parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        summary = run_demo(size=args.size, seed=args.seed, out_dir=args.out, processes=args.processes,
+                           console=console, dbt_verbose=args.dbt_verbose)
+    except (DemoError, ValueError, ImportError) as exc:
+        console.print(f"[bold red]demo failed:[/] {exc}")
+        return 1
+    print_summary(summary, console)
+    if not summary.n_candidates:
+        console.print("[bold red]demo failed:[/] no inference candidates were built")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

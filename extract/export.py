@@ -1,0 +1,155 @@
+"""Export the dbt marts (schema `warehouse`) in SherLIiC's release formats.
+
+`sherliic-export --out DIR` (or `make export`) writes, after `dbt run`:
+
+- ``teg.tsv`` — the typed event graph, one line per (typed relation, entity pair), no header:
+  ``type_id<TAB>rel_id<TAB>arg1<TAB>arg2<TAB>count``. ``type_id`` is the per-relation type id
+  (``typed_relations.tsg_index``, SherLIiC's ``~N~``); (rel_id, type_id) identifies a typed relation.
+  ``arg1``/``arg2`` are integer entity ids (``entity_index.tsv``), arg1 = subject side;
+  ``count`` = instances of the pair with the relation.
+- ``teg-untyped.tsv`` — the untyped graph, no header: ``rel_id<TAB>arg1<TAB>arg2<TAB>count``.
+- ``relation_index.tsv`` — no header: ``rel_id<TAB>path`` (canonical path, argument A = left = subject).
+- ``entity_index.tsv`` — no header: ``entity_id<TAB>source_entity_id<TAB>entity_name``
+  (not in the original release; maps the integer ids back to the loaded ids).
+- ``type_index.json`` — ``{rel_id: {type_id: [tsg_a, tsg_b]}}`` with rel_id/type_id as JSON object
+  keys (strings) and each tsg component a sorted list of type names (``["thing"]`` = ⊤).
+- ``rules.tsv`` — the inference candidates, with a header line: ``premise``, ``conclusion``
+  (typed relations as ``rel_id~type_id``), ``relv``, ``sigma``, ``esr``, ``score``, ``alignment``
+  (straight: A(x,y) ⇒ B(x,y); crossed: A(x,y) ⇒ B(y,x)), ``rank_for_hypothesis``,
+  ``premise_type_a``, ``premise_type_b``, ``conclusion_type_a``, ``conclusion_type_b``,
+  ``premise_tsg``, ``conclusion_tsg`` (``tsg_a/tsg_b``, each component's types joined by ``|``),
+  ``premise_path``, ``conclusion_path``, ``overlap_size``.
+
+Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from extract.db import connect
+
+SCHEMA = "warehouse"
+
+# file name -> query whose rows are written as tab-separated lines (COPY text format, no header)
+TSV_EXPORTS: dict[str, str] = {
+    "teg.tsv": f"""
+        select typed.tsg_index, edges.rel_id, edges.arg1_entity_id, edges.arg2_entity_id, edges.n_instances
+        from {SCHEMA}.teg_edges as edges
+        inner join {SCHEMA}.typed_relations as typed on edges.typed_rel_id = typed.typed_rel_id
+        order by edges.rel_id, typed.tsg_index, edges.arg1_entity_id, edges.arg2_entity_id""",
+    "teg-untyped.tsv": f"""
+        select rel_id, arg1_entity_id, arg2_entity_id, n_instances
+        from {SCHEMA}.untyped_edges
+        order by rel_id, arg1_entity_id, arg2_entity_id""",
+    "relation_index.tsv": f"select rel_id, path from {SCHEMA}.relations order by rel_id",
+    "entity_index.tsv": f"""
+        select entity_id, source_entity_id, entity_name from {SCHEMA}.entities order by entity_id""",
+}
+
+RULES_QUERY = f"""
+    select
+        candidates.premise_rel_id || '~' || candidates.premise_tsg_index as premise,
+        candidates.hypothesis_rel_id || '~' || candidates.hypothesis_tsg_index as conclusion,
+        candidates.relv,
+        candidates.sigma,
+        candidates.esr,
+        candidates.score,
+        candidates.alignment,
+        candidates.rank_for_hypothesis,
+        candidates.premise_type_a,
+        candidates.premise_type_b,
+        candidates.hypothesis_type_a as conclusion_type_a,
+        candidates.hypothesis_type_b as conclusion_type_b,
+        array_to_string(premise.tsg_a, '|') || '/' || array_to_string(premise.tsg_b, '|') as premise_tsg,
+        array_to_string(hypothesis.tsg_a, '|') || '/' || array_to_string(hypothesis.tsg_b, '|')
+            as conclusion_tsg,
+        candidates.premise_path,
+        candidates.hypothesis_path as conclusion_path,
+        candidates.overlap_size
+    from {SCHEMA}.inference_candidates as candidates
+    inner join {SCHEMA}.typed_relations as premise on candidates.premise_typed_rel_id = premise.typed_rel_id
+    inner join {SCHEMA}.typed_relations as hypothesis
+        on candidates.hypothesis_typed_rel_id = hypothesis.typed_rel_id
+    order by candidates.hypothesis_rel_id, candidates.hypothesis_tsg_index, candidates.rank_for_hypothesis"""
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    out_dir: Path
+    rows: dict[str, int]  # file name -> data rows written (header not counted; type_index: typed relations)
+
+
+def _copy_to_file(conn, query: str, path: Path, header: bool = False) -> int:
+    """COPY a query to `path` as tab-separated text; returns the number of data rows."""
+    options = "format csv, delimiter E'\\t', header" if header else "format text"
+    n_rows = 0
+    with path.open("wb") as handle, conn.cursor().copy(f"copy ({query}) to stdout with ({options})") as copy:
+        for chunk in copy:
+            data = bytes(chunk)
+            n_rows += data.count(b"\n")
+            handle.write(data)
+    return n_rows - (1 if header else 0)
+
+
+def _type_index(conn) -> dict[str, dict[str, list[list[str]]]]:
+    index: dict[str, dict[str, list[list[str]]]] = {}
+    rows = conn.execute(
+        f"select rel_id, tsg_index, tsg_a, tsg_b from {SCHEMA}.typed_relations order by rel_id, tsg_index"
+    )
+    for rel_id, tsg_index, tsg_a, tsg_b in rows:
+        index.setdefault(str(rel_id), {})[str(tsg_index)] = [list(tsg_a), list(tsg_b)]
+    return index
+
+
+def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
+    """Write every release file of the module docstring into `out_dir` (created if needed)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    with connect(url) as conn:
+        missing = [
+            table
+            for table in ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges",
+                          "inference_candidates")
+            if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{table}",)).fetchone()[0] is None
+        ]
+        if missing:
+            raise RuntimeError(f"marts missing in schema {SCHEMA}: {', '.join(missing)} (run `make dbt-run` first)")
+        steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
+        for name in tqdm(steps, desc="export", unit="file"):
+            path = out / name
+            if name in TSV_EXPORTS:
+                counts[name] = _copy_to_file(conn, TSV_EXPORTS[name], path)
+            elif name == "type_index.json":
+                index = _type_index(conn)
+                path.write_text(json.dumps(index, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+                counts[name] = sum(len(types) for types in index.values())
+            else:
+                counts[name] = _copy_to_file(conn, RULES_QUERY, path, header=True)
+    return ExportSummary(out, counts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sherliic-export", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("out/export"), help="output folder (default out/export)")
+    parser.add_argument("--database-url", default=None, help="database URL (default: the project's database)")
+    args = parser.parse_args(argv)
+    try:
+        summary = export(args.out, args.database_url)
+    except RuntimeError as error:
+        print(f"sherliic-export: {error}", file=sys.stderr)
+        return 1
+    for name, n_rows in summary.rows.items():
+        print(f"{summary.out_dir / name}: {n_rows} rows")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

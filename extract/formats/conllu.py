@@ -1,0 +1,150 @@
+"""Pre-parsed CoNLL-U with entity spans (`--format conllu`): no spaCy, your parser's trees are used.
+
+Standard CoNLL-U (10 tab-separated columns, sentences separated by blank lines, ``#`` comments).
+The dependency labels must be Stanford basic (e.g. Stanford CoreNLP ``basicDependencies``) or
+ClearNLP (spaCy's English models); ClearNLP is converted to Stanford basic like spaCy parses
+(extract.labels). Universal Dependencies files (labels obj, obl, nsubj:pass, ...) are rejected:
+the SherLIiC filters are defined on Stanford labels.
+
+Entity mentions are given in the MISC column (10th) with BIO tags on the attribute ``Entity``::
+
+    # sent_id = doc1-s1
+    # text = Jeff Bezos founded Amazon .
+    1  Jeff     Jeff     PROPN  NNP  _  2  compound  _  Entity=B-Q312556
+    2  Bezos    Bezos    PROPN  NNP  _  3  nsubj     _  Entity=I-Q312556
+    3  founded  found    VERB   VBD  _  0  ROOT      _  _
+    4  Amazon   Amazon   PROPN  NNP  _  3  dobj      _  Entity=B-Q3884|SpaceAfter=No
+    5  .        .        PUNCT  .    _  3  punct     _  _
+
+``Entity=B-<id>`` starts a mention of entity ``<id>``, ``Entity=I-<id>`` (same id) continues it; any
+other token ends it. An ``I-`` without a matching ``B-`` is an error. Each sentence is one
+document (id = ``# sent_id`` or ``<file name>:<line>``; line = the sentence's first line). The
+entity name is the mention's text (forms joined as in the sentence text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from extract.filters import rejection_rule
+from extract.formats._common import ErrorHandler, read_lines, report
+from extract.labels import check_label_set
+from extract.nlp import NO_PATH, OVERLAPPING
+from extract.paths import DepSentence, canonical_path, path_between
+from extract.records import Document, ExtractionResult, InputError, Mention, PathInstance
+
+PREPARSED = True  # the loader calls read_extracted instead of running spaCy
+
+
+def _blocks(path: Path, on_error: ErrorHandler) -> Iterator[tuple[int, list[str]]]:
+    block: list[str] = []
+    first = 0
+    for number, line in read_lines(path, on_error):
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+        elif block:
+            yield first, block
+            block = []
+    if block:
+        yield first, block
+
+
+def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, str]]:
+    """(first token, last token, entity id) spans from the MISC Entity= BIO tags (0-based tokens)."""
+    spans: list[tuple[int, int, str]] = []
+    current: list | None = None
+    index = -1
+    for offset, line in enumerate(block):
+        if line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10 or "-" in cols[0] or "." in cols[0]:
+            continue
+        index += 1
+        tag = next((a[len("Entity="):] for a in cols[9].split("|") if a.startswith("Entity=")), None)
+        if tag is None or tag == "O":
+            current = None
+            continue
+        kind, _, entity = tag.partition("-")
+        if kind not in ("B", "I") or not entity:
+            raise InputError(str(path), first + offset, f"MISC Entity={tag!r} must be B-<id>, I-<id> or O")
+        if kind == "I":
+            if current is None or current[2] != entity:
+                raise InputError(str(path), first + offset, f"Entity=I-{entity} does not continue a B-{entity}")
+            current[1] = index
+            continue
+        current = [index, index, entity]
+        spans.append(current)  # type: ignore[arg-type]
+    return [tuple(s) for s in spans]  # type: ignore[misc]
+
+
+def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> ExtractionResult:
+    """Path instances between every pair of distinct-entity mentions (same rules as extract.nlp)."""
+    result = ExtractionResult()
+    stanford = dep.stanford
+    roots = [stanford.span_root(f, last) for f, last, _ in spans]
+    for i in range(len(spans)):
+        for j in range(i + 1, len(spans)):
+            (fi, li, ei), (fj, lj, ej) = spans[i], spans[j]
+            if ei == ej:
+                continue
+            if fj <= li or roots[i] == roots[j]:
+                result.rejections[OVERLAPPING] = result.rejections.get(OVERLAPPING, 0) + 1
+                continue
+            path = path_between(stanford, roots[i], roots[j])
+            rule = rejection_rule(path) if path else NO_PATH
+            if rule is not None:
+                result.rejections[rule] = result.rejections.get(rule, 0) + 1
+                continue
+            canon, reversed_ = canonical_path(path)
+            subj, obj = (ej, ei) if reversed_ else (ei, ej)
+            result.instances.append(PathInstance(canon, subj, obj, 2 if reversed_ else 1, dep.text, 0))
+    return result
+
+
+def read_extracted(path: Path, *, on_error: ErrorHandler = None) -> Iterator[tuple[Document, ExtractionResult]]:
+    path = Path(path)
+    for first, block in _blocks(path, on_error):
+        try:
+            labels = [c[7] for c in (line.split("\t") for line in block if not line.startswith("#"))
+                      if len(c) == 10]
+            ud = check_label_set(labels)
+            if ud is not None:
+                # Fatal even with skip_bad: every sentence of such a file would be wrong.
+                raise _Fatal(InputError(
+                    str(path), first,
+                    f"dependency label {ud!r} is Universal Dependencies; this format needs Stanford basic or "
+                    "ClearNLP labels (e.g. Stanford CoreNLP basic dependencies or spaCy's English models)",
+                ))
+            try:
+                dep = DepSentence.from_conllu(block)
+            except ValueError as exc:
+                raise InputError(str(path), first, f"bad CoNLL-U sentence: {exc}") from None
+            spans = _mentions(block, first, path)
+            sent_id = next((line.split("=", 1)[1].strip() for line in block
+                            if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"), None)
+            mentions = tuple(
+                Mention(dep.tokens[f].start, dep.tokens[last].end, entity,
+                        dep.text[dep.tokens[f].start:dep.tokens[last].end])
+                for f, last, entity in spans
+            )
+            document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)
+            yield document, extract_sentence(dep, spans)
+        except _Fatal as fatal:
+            raise fatal.error from None
+        except InputError as exc:
+            report(exc, on_error)
+
+
+class _Fatal(Exception):
+    def __init__(self, error: InputError):
+        self.error = error
+
+
+def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
+    """The documents only (mentions from the Entity tags), e.g. to inspect a file."""
+    for document, _ in read_extracted(path, on_error=on_error):
+        yield document

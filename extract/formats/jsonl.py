@@ -1,0 +1,58 @@
+"""The project's own corpus format (`--format jsonl`).
+
+One JSON object per line (UTF-8; blank lines are ignored)::
+
+    {"id": "doc-1",
+     "text": "Jeff Bezos founded Amazon in 1994.",
+     "mentions": [{"start": 0, "end": 10, "entity": "Q312556", "name": "Jeff Bezos", "types": ["/person"]},
+                  {"start": 19, "end": 25, "entity": "Q3884"}]}
+
+- ``id`` (string or number, optional): document id; default ``<file name>:<line>``.
+- ``text`` (string, required): the document; may hold several sentences (spaCy splits them).
+- ``mentions`` (list, required, may be empty): ``start``/``end`` are character offsets (Python
+  string indices, end exclusive) into ``text``; ``entity`` (string, required) is the entity id
+  (Wikidata QID, Freebase MID or any id of yours); ``name`` (optional) the display name, default
+  the covered text; ``types`` (optional list of strings) types of the entity, stored with
+  type_source ``corpus`` (or the value of a top-level ``"type_source"`` key on the line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from extract.formats._common import ErrorHandler, check_mention, json_lines, report, require
+from extract.records import Document, InputError, Mention
+
+
+def parse_record(obj: dict, path: Path, line: int) -> Document:
+    text = require(obj, "text", str, path, line)
+    raw_mentions = require(obj, "mentions", list, path, line)
+    doc_id = obj.get("id", f"{path.name}:{line}")
+    if not isinstance(doc_id, (str, int)):
+        raise InputError(str(path), line, "field 'id' must be a string or number")
+    mentions = []
+    for i, raw in enumerate(raw_mentions):
+        if not isinstance(raw, dict):
+            raise InputError(str(path), line, f"mentions[{i}] must be an object")
+        start = require(raw, "start", int, path, line)
+        end = require(raw, "end", int, path, line)
+        entity = require(raw, "entity", (str, int), path, line)
+        types = raw.get("types") or []
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise InputError(str(path), line, f"mentions[{i}].types must be a list of strings")
+        mention = Mention(int(start), int(end), str(entity), None, tuple(types))
+        check_mention(text, mention, path, line)
+        name = raw.get("name") or text[mention.start:mention.end]
+        mentions.append(Mention(mention.start, mention.end, mention.entity_id, str(name), mention.types))
+    type_source = obj.get("type_source", "corpus")
+    return Document(str(doc_id), text, tuple(mentions), line, str(type_source))
+
+
+def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
+    path = Path(path)
+    for line, obj in json_lines(path, on_error):
+        try:
+            yield parse_record(obj, path, line)
+        except InputError as exc:
+            report(exc, on_error)

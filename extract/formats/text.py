@@ -1,0 +1,37 @@
+"""Plain text (`--format text`): mentions from spaCy NER.
+
+UTF-8 text. A document is a paragraph: consecutive non-blank lines, joined with single spaces
+(blank lines separate documents; the line number is the paragraph's first line; the id is
+``<file name>:<line>``). Mentions are the NER entities (found by the loader in its single spaCy
+pass, extract.formats.ner) with labels PERSON, NORP, FAC, ORG, GPE, LOC, PRODUCT, EVENT,
+WORK_OF_ART, LAW, LANGUAGE (dates, numbers and amounts are not entities). The entity id is the
+normalised name (lower case, single spaces, no leading "the", no trailing "'s"), so "Amazon" in
+two documents is one entity; its type is the NER label (type_source ``ner``; the loader keeps the
+majority label per entity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from extract.formats._common import ErrorHandler, read_lines
+from extract.records import Document
+
+NEEDS_NER = True  # the loader adds NER mentions to every document
+
+
+def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
+    path = Path(path)
+    lines: list[str] = []
+    first = 0
+    for number, line in read_lines(path, on_error):
+        if line.strip():
+            if not lines:
+                first = number
+            lines.append(line.strip())
+        elif lines:
+            yield Document(f"{path.name}:{first}", " ".join(lines), (), first, "ner")
+            lines = []
+    if lines:
+        yield Document(f"{path.name}:{first}", " ".join(lines), (), first, "ner")

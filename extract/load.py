@@ -1,0 +1,580 @@
+"""Transactional, idempotent batch loading of corpora, type tables and type maps into the raw schema.
+
+One input file = one batch (raw.load_batches row, sha256 checksum of the file's bytes):
+
+- the same file (same checksum, kind and format) already loaded → nothing is loaded, the summary
+  says so (``skipped``); ``replace=True`` deletes the old batch (and any loaded batch of the same
+  kind/format from the same path) and reloads, in the same transaction;
+- everything of a batch is written in ONE transaction (COPY into temporary tables, then set-based
+  inserts); any :class:`InputError` rolls it back — earlier batches stay intact, no 'loading' row
+  is left — and a 'failed' row holding the error message is recorded in a separate short
+  transaction (no data rows refer to it);
+- ``skip_bad=True`` skips bad records instead and counts them (``n_bad_lines``; the first messages
+  are kept in the batch's ``options``);
+- two loads of the same file at once serialise on a transaction-level advisory lock keyed by the
+  checksum (and the path), so the second one sees the first one's batch and skips.
+
+Identifiers never come from user input; values are always bound parameters or COPY data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from extract import db
+from extract.formats import alignment, reader
+from extract.records import Document, ExtractionResult, InputError
+
+CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
+MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
+
+
+@dataclass
+class BatchSummary:
+    """What one load did. ``skipped``: the file was already loaded (nothing written)."""
+
+    batch_id: int | None
+    source_file: str
+    source_format: str
+    kind: str
+    skipped: bool = False
+    replaced_batches: list[int] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    rejections: dict[str, int] = field(default_factory=dict)
+    reader_stats: dict[str, int] = field(default_factory=dict)
+    bad_lines: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def file_checksum(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _lock_key(text: str) -> int:
+    """A signed 64-bit advisory-lock key derived from a string (stable across processes)."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
+
+
+def _check_file(path: Path) -> Path:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(str(path), None, "file not found")
+    if path.stat().st_size == 0:
+        raise InputError(str(path), None, "file is empty")
+    return path
+
+
+class _BadLines:
+    """skip_bad handler: counts bad records, keeps the first messages."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.messages: list[str] = []
+
+    def __call__(self, error: InputError) -> None:
+        self.count += 1
+        if len(self.messages) < MAX_KEPT_ERRORS:
+            self.messages.append(str(error))
+
+
+class _Batch:
+    """The lifecycle shared by every kind of load: lock, skip/replace, insert, commit or record failure."""
+
+    def __init__(self, path: Path, fmt: str, kind: str, url: str | None, replace: bool, options: dict):
+        self.path = path
+        self.fmt = fmt
+        self.kind = kind
+        self.url = url or db.database_url()
+        self.replace = replace
+        self.options = options
+        self.checksum = file_checksum(path)
+        self.source = str(path.resolve())
+        self.summary = BatchSummary(None, self.source, fmt, kind)
+
+    def run(self, write: Callable[[psycopg.Connection, int], dict[str, int]]) -> BatchSummary:
+        started = time.perf_counter()
+        db.apply_schema(self.url)
+        try:
+            with psycopg.connect(self.url) as conn:
+                with conn.transaction():
+                    if self._begin(conn):
+                        counts = write(conn, self.summary.batch_id)
+                        self._finish(conn, counts)
+        except InputError as exc:
+            self._record_failure(str(exc))
+            raise
+        self.summary.seconds = round(time.perf_counter() - started, 3)
+        return self.summary
+
+    def _begin(self, conn: psycopg.Connection) -> bool:
+        # Lock in a fixed order (sorted keys): two loaders never wait on each other crosswise.
+        for key in sorted({_lock_key(f"sherliic-load:{self.checksum}"), _lock_key(f"sherliic-load:{self.source}")}):
+            conn.execute("select pg_advisory_xact_lock(%s)", (key,))
+        existing = conn.execute(
+            "select batch_id from raw.load_batches where kind = %s and source_format = %s and status = 'loaded' "
+            "and (checksum = %s or (%s and source_file = %s)) order by batch_id",
+            (self.kind, self.fmt, self.checksum, self.replace, self.source),
+        ).fetchall()
+        if existing and not self.replace:
+            self.summary.batch_id = existing[0][0]
+            self.summary.skipped = True
+            self.summary.message = (
+                f"{self.path}: already loaded as batch {existing[0][0]} (same content, format {self.fmt}); "
+                "nothing loaded — use --replace to reload it"
+            )
+            return False
+        if existing:
+            old = [row[0] for row in existing]
+            conn.execute("delete from raw.load_batches where batch_id = any(%s)", (old,))
+            self.summary.replaced_batches = old
+        self.summary.batch_id = conn.execute(
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, options) "
+            "values (%s, %s, %s, %s, 'loading', %s) returning batch_id",
+            (self.source, self.fmt, self.kind, self.checksum, json.dumps(self.options)),
+        ).fetchone()[0]
+        return True
+
+    def _finish(self, conn: psycopg.Connection, counts: dict[str, int]) -> None:
+        s = self.summary
+        s.counts = counts
+        options = dict(self.options)
+        if s.reader_stats:
+            options["reader_stats"] = s.reader_stats
+        if s.bad_lines:
+            options["bad_lines"] = s.bad_lines
+        conn.execute(
+            "update raw.load_batches set status = 'loaded', finished_at = now(), n_documents = %s, "
+            "n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, n_bad_lines = %s, options = %s "
+            "where batch_id = %s",
+            (counts.get("documents", 0), counts.get("sentences", 0), counts.get("mentions", 0),
+             counts.get("instances", 0), counts.get("rows", 0), counts.get("bad_lines", 0),
+             json.dumps(options), s.batch_id),
+        )
+        verb = "replaced and loaded" if s.replaced_batches else "loaded"
+        shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
+        s.message = f"{self.path}: {verb} as batch {s.batch_id} ({shown or 'no rows'})"
+
+    def _record_failure(self, message: str) -> None:
+        """A 'failed' row without data, in its own short transaction (the batch itself rolled back)."""
+        try:
+            with psycopg.connect(self.url, autocommit=True) as conn:
+                conn.execute(
+                    "insert into raw.load_batches (source_file, source_format, kind, checksum, status, options, "
+                    "finished_at) values (%s, %s, %s, %s, 'failed', %s, now())",
+                    (self.source, self.fmt, self.kind, self.checksum,
+                     json.dumps({**self.options, "error": message})),
+                )
+        except psycopg.Error:
+            pass  # recording the failure must never hide the InputError itself
+
+
+# -- corpora ------------------------------------------------------------------------------------------
+def _extracted(
+    docs: Iterable[Document], *, path: Path, fmt: str, processes: int, ner_types: bool, ner_mentions: bool,
+    on_error: Callable[[InputError], None] | None,
+) -> Iterator[tuple[Document, ExtractionResult]]:
+    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document."""
+    from extract.formats import ner
+    from extract.nlp import extract_doc, load_nlp
+
+    module = reader(fmt)
+    needs_ner = getattr(module, "NEEDS_NER", False)
+    use_ner = needs_ner or ner_types or ner_mentions
+    nlp = load_nlp(ner=use_ner)
+    expand = alignment(fmt) == "expand"
+    pairs = ((d.text, d) for d in docs)
+    for parsed, document in nlp.pipe(pairs, as_tuples=True, n_process=processes, batch_size=64):
+        if use_ner:
+            document = ner.augment(document, parsed, add_mentions=needs_ner or ner_mentions,
+                                   type_mentions=needs_ner or ner_types)
+        try:
+            result = extract_doc(parsed, document, source=str(path), expand=expand)
+        except InputError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+            continue
+        yield document, result
+
+
+class _Copier:
+    """Buffers rows and COPYs them into a table in chunks (one COPY at a time per connection)."""
+
+    def __init__(self, conn: psycopg.Connection, statement: str):
+        self.conn, self.statement, self.rows, self.total = conn, statement, [], 0
+
+    def add(self, row: tuple) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        with self.conn.cursor() as cur, cur.copy(self.statement) as copy:
+            for row in self.rows:
+                copy.write_row(row)
+        self.total += len(self.rows)
+        self.rows = []
+
+
+def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tuple[Document, ExtractionResult]],
+                  bad: _BadLines | None, progress: Callable[[int], None] | None) -> tuple[dict, dict]:
+    conn.execute(
+        "create temp table _load_sentences (local_id bigint, document_id text, line_number integer, "
+        "sentence_index integer, text text) on commit drop"
+    )
+    conn.execute(
+        "create temp table _load_instances (local_sentence bigint, path text, arg1 text, arg2 text, "
+        "subject_side smallint) on commit drop"
+    )
+    sentences = _Copier(conn, "copy _load_sentences from stdin")
+    instances = _Copier(conn, "copy _load_instances from stdin")
+    names: dict[str, Counter] = {}
+    inline_types: dict[tuple[str, str], Counter] = {}
+    rejections: Counter = Counter()
+    n_docs = n_mentions = 0
+    local_id = 0
+    for document, result in results:
+        n_docs += 1
+        n_mentions += len(document.mentions)
+        for m in document.mentions:
+            names.setdefault(m.entity_id, Counter())[m.name or document.text[m.start:m.end]] += 1
+            for t in m.types:
+                inline_types.setdefault((m.entity_id, document.type_source), Counter())[t] += 1
+        rejections.update(result.rejections)
+        by_sentence: dict[int, int] = {}
+        for inst in result.instances:
+            if inst.sentence_index not in by_sentence:
+                local_id += 1
+                by_sentence[inst.sentence_index] = local_id
+                sentences.add((local_id, document.document_id, document.line_number, inst.sentence_index,
+                               inst.sentence_text))
+            instances.add((by_sentence[inst.sentence_index], inst.path, inst.arg1_entity_id,
+                           inst.arg2_entity_id, inst.subject_side))
+        if progress is not None:
+            progress(1)
+    sentences.flush()
+    instances.flush()
+    # Identity ids are drawn for the whole batch, then rows inserted with explicit ids so the
+    # instances can point at their sentences (COPY cannot write GENERATED ALWAYS columns).
+    conn.execute(
+        "create temp table _load_sentence_ids on commit drop as select local_id, "
+        "nextval(pg_get_serial_sequence('raw.sentences', 'sentence_id')) as sentence_id from _load_sentences"
+    )
+    conn.execute(
+        "insert into raw.sentences (sentence_id, batch_id, document_id, line_number, sentence_index, text) "
+        "overriding system value select m.sentence_id, %s, s.document_id, s.line_number, s.sentence_index, s.text "
+        "from _load_sentences s join _load_sentence_ids m using (local_id)",
+        (batch_id,),
+    )
+    conn.execute(
+        "insert into raw.relation_instances (batch_id, sentence_id, path, arg1_entity_id, arg2_entity_id, "
+        "subject_side) select %s, m.sentence_id, i.path, i.arg1, i.arg2, i.subject_side "
+        "from _load_instances i join _load_sentence_ids m on m.local_id = i.local_sentence",
+        (batch_id,),
+    )
+    # Entities: the most frequent name wins (ties: alphabetical, for reproducible loads).
+    with conn.cursor() as cur, cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy:
+        for entity, counter in names.items():
+            name = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            copy.write_row((batch_id, entity, name))
+    type_rows = _type_rows(inline_types)
+    with conn.cursor() as cur, cur.copy(
+        "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin"
+    ) as copy:
+        for entity, type_name, source in type_rows:
+            copy.write_row((batch_id, entity, type_name, source))
+    with conn.cursor() as cur, cur.copy("copy raw.path_rejections (batch_id, rule, n_paths) from stdin") as copy:
+        for rule, n in sorted(rejections.items()):
+            copy.write_row((batch_id, rule, n))
+    counts = {
+        "documents": n_docs,
+        "sentences": sentences.total,
+        "mentions": n_mentions,
+        "entities": len(names),
+        "entity_types": len(type_rows),
+        "typed_entities": len({e for e, _, _ in type_rows}),
+        "instances": instances.total,
+        "rejected": sum(rejections.values()),
+        "bad_lines": bad.count if bad else 0,
+    }
+    return counts, dict(sorted(rejections.items()))
+
+
+def _type_rows(inline: dict[tuple[str, str], Counter]) -> list[tuple[str, str, str]]:
+    """Inline mention types → (entity, type, source). NER labels vary per mention: keep the majority
+    label per entity (ties: alphabetical); curated corpus types are kept as given (all of them)."""
+    rows = []
+    for (entity, source), counter in inline.items():
+        if source == "ner":
+            rows.append((entity, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0], source))
+        else:
+            rows.extend((entity, t, source) for t in sorted(counter))
+    return rows
+
+
+def load_corpus(
+    path: str | Path,
+    fmt: str,
+    url: str | None = None,
+    *,
+    replace: bool = False,
+    skip_bad: bool = False,
+    processes: int = 1,
+    ner_types: bool = False,
+    ner_mentions: bool = False,
+    limit: int | None = None,
+    reader_options: dict | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BatchSummary:
+    """Read, parse, extract and load one corpus file as one batch (see the module doc).
+
+    ner_types: type linked mentions with spaCy NER labels (majority per entity, type_source ``ner``);
+    ner_mentions: also add NER entities not covered by a linked mention (id = normalised name).
+    limit: read at most this many documents (the batch options record it). progress: called with 1
+    per document done (the CLI's progress bar).
+    """
+    path = _check_file(Path(path))
+    module = reader(fmt)
+    options = {"processes": processes, "skip_bad": skip_bad, "ner_types": ner_types,
+               "ner_mentions": ner_mentions}
+    if limit is not None:
+        options["limit"] = limit
+    reader_options = dict(reader_options or {})
+    if reader_options:
+        options["reader_options"] = {k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
+                                     for k, v in reader_options.items()}
+    batch = _Batch(path, fmt, "corpus", url, replace, options)
+    bad = _BadLines() if skip_bad else None
+    stats: Counter = Counter()
+
+    def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
+        if "stats" in inspect.signature(module.read).parameters:
+            reader_options["stats"] = stats
+        if getattr(module, "PREPARSED", False):
+            results: Iterable = module.read_extracted(path, on_error=bad)
+        else:
+            docs: Iterable[Document] = module.read(path, on_error=bad, **reader_options)
+            if limit is not None:
+                docs = _take(docs, limit)
+            results = _extracted(docs, path=path, fmt=fmt, processes=processes, ner_types=ner_types,
+                                 ner_mentions=ner_mentions, on_error=bad)
+            if limit is not None:
+                results = _take(results, limit)
+        counts, rejections = _write_corpus(conn, batch_id, results, bad, progress)
+        if counts["documents"] == 0:
+            raise InputError(str(path), None, "no documents in the file")
+        batch.summary.rejections = rejections
+        batch.summary.reader_stats = dict(stats)
+        batch.summary.bad_lines = bad.messages if bad else []
+        return counts
+
+    return batch.run(write)
+
+
+def _take(items: Iterable, n: int) -> Iterator:
+    for i, item in enumerate(items):
+        if i >= n:
+            return
+        yield item
+
+
+# -- type tables and maps -------------------------------------------------------------------------------
+def _write_rows(conn: psycopg.Connection, statement: str, rows: Iterable[tuple]) -> int:
+    seen: set[tuple] = set()
+    with conn.cursor() as cur, cur.copy(statement) as copy:
+        for row in rows:
+            if row in seen:  # the primary keys are sets: duplicates in the file count once
+                continue
+            seen.add(row)
+            copy.write_row(row)
+    return len(seen)
+
+
+def load_types(
+    path: str | Path, fmt: str, url: str | None = None, *, replace: bool = False, skip_bad: bool = False,
+    type_source: str | None = None,
+) -> BatchSummary:
+    """Load an entity-type table (formats in extract.types: tsv, ntriples, textent) as one batch."""
+    from extract import types as type_tables
+
+    if fmt not in type_tables.TYPE_FORMATS:
+        raise ValueError(f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}")
+    path = _check_file(Path(path))
+    source = type_source or type_tables.DEFAULT_SOURCE[fmt]
+    batch = _Batch(path, fmt, "types", url, replace, {"type_source": source, "skip_bad": skip_bad})
+    bad = _BadLines() if skip_bad else None
+    stats: dict = {}
+
+    def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
+        rows = ((batch_id, e, t, source) for e, t in type_tables.read_type_rows(path, fmt, bad, stats))
+        n = _write_rows(conn, "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin", rows)
+        if n == 0:
+            raise InputError(str(path), None, "no type rows in the file")
+        entities = conn.execute(
+            "select count(distinct entity_id) from raw.entity_types where batch_id = %s", (batch_id,)
+        ).fetchone()[0]
+        batch.summary.reader_stats = stats
+        batch.summary.bad_lines = bad.messages if bad else []
+        return {"rows": n, "typed_entities": entities, "bad_lines": bad.count if bad else 0}
+
+    return batch.run(write)
+
+
+def load_type_map(path: str | Path, url: str | None = None, *, fmt: str = "figer_map", replace: bool = False,
+                  skip_bad: bool = False) -> BatchSummary:
+    """Load a type map (``figer_map``: Freebase type → FIGER type) into raw.type_mappings."""
+    from extract import types as type_tables
+
+    if fmt != "figer_map":
+        raise ValueError(f"unknown type-map format {fmt!r}; choose: figer_map")
+    path = _check_file(Path(path))
+    batch = _Batch(path, fmt, "type_map", url, replace, {"skip_bad": skip_bad})
+    bad = _BadLines() if skip_bad else None
+
+    def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
+        rows = ((batch_id, s, t) for s, t in type_tables.read_figer_map(path, bad))
+        n = _write_rows(conn, "copy raw.type_mappings (batch_id, source_type, target_type) from stdin", rows)
+        if n == 0:
+            raise InputError(str(path), None, "no mappings in the file")
+        batch.summary.bad_lines = bad.messages if bad else []
+        return {"rows": n, "bad_lines": bad.count if bad else 0}
+
+    return batch.run(write)
+
+
+def load_title_types(textent_paths: list[Path], url: str | None = None, *, replace: bool = True,
+                     entity_pattern: str = r"^Q[0-9]+$") -> BatchSummary:
+    """Type KG-less entities (default: Wikidata QIDs) by joining their names with textent's Wikipedia titles.
+
+    Writes a ``types`` batch of format ``textent_title`` (type_source ``textent_title``) whose checksum
+    covers the textent files and the matched rows, so rerunning with unchanged inputs loads nothing.
+    """
+    from extract import types as type_tables
+
+    url = url or db.database_url()
+    db.apply_schema(url)
+    paths = [_check_file(Path(p)) for p in textent_paths]
+    titles = type_tables.textent_titles(paths)
+    with psycopg.connect(url) as conn:
+        entities = conn.execute(
+            "select e.entity_id, min(e.entity_name) from raw.entities e join raw.load_batches b using (batch_id) "
+            "where b.status = 'loaded' and e.entity_id ~ %s group by e.entity_id order by e.entity_id",
+            (entity_pattern,),
+        ).fetchall()
+    rows = sorted(set(type_tables.title_type_rows(entities, titles)))
+    # A small manifest file under out/ makes the derived table an ordinary, checksummed input.
+    from extract.settings import OUT_DIR
+
+    manifest = OUT_DIR / "derived" / "textent_title_types.tsv"
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    header = "# derived from " + ", ".join(f"{p.name}:{file_checksum(p)[:12]}" for p in paths) + "\n"
+    manifest.write_text(header + "".join(f"{e}\t{t}\n" for e, t in rows) or header, encoding="utf-8")
+    batch = _Batch(manifest, "textent_title", "types", url, replace,
+                   {"type_source": "textent_title", "candidates": len(entities)})
+
+    def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
+        n = _write_rows(conn, "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin",
+                        ((batch_id, e, t, "textent_title") for e, t in rows))
+        return {"rows": n, "typed_entities": len({e for e, _ in rows}), "candidates": len(entities)}
+
+    return batch.run(write)
+
+
+# -- what is in the database ------------------------------------------------------------------------------
+def database_summary(url: str | None = None) -> dict:
+    """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
+
+    typed share = entities of corpus batches with at least one type (any loaded type batch or inline
+    type) / all such entities; also given for the entities that occur in relation instances.
+    """
+    url = url or db.database_url()
+    db.apply_schema(url)
+    with psycopg.connect(url) as conn:
+        def one(query: str) -> int:
+            return int(conn.execute(query).fetchone()[0] or 0)
+
+        loaded = "batch_id in (select batch_id from raw.load_batches where status = 'loaded')"
+        tables = {
+            t: one(f"select count(*) from raw.{t} where {loaded}")  # noqa: S608 - fixed table names
+            for t in ("sentences", "entities", "entity_types", "type_mappings", "relation_instances",
+                      "path_rejections")
+        }
+        batches = {
+            f"{kind}/{status}": n
+            for kind, status, n in conn.execute(
+                "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
+            )
+        }
+        documents, mentions = conn.execute(
+            "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0) from raw.load_batches "
+            "where status = 'loaded' and kind = 'corpus'"
+        ).fetchone()
+        rejections = {
+            rule: int(n)
+            for rule, n in conn.execute(
+                f"select rule, sum(n_paths) from raw.path_rejections where {loaded} group by rule order by rule"
+            )
+        }
+        typed_sql = (
+            "with ents as ({ents}), typed as (select distinct entity_id from raw.entity_types where {loaded}) "
+            "select count(*), count(t.entity_id) from ents e left join typed t using (entity_id)"
+        )
+        all_entities = typed_sql.format(
+            ents=f"select distinct entity_id from raw.entities where {loaded}", loaded=loaded)
+        graph_entities = typed_sql.format(
+            ents=f"select arg1_entity_id as entity_id from raw.relation_instances where {loaded} union "
+                 f"select arg2_entity_id from raw.relation_instances where {loaded}", loaded=loaded)
+        n_ent, n_typed = conn.execute(all_entities).fetchone()
+        n_graph, n_graph_typed = conn.execute(graph_entities).fetchone()
+        relations = one(f"select count(distinct path) from raw.relation_instances where {loaded}")
+        relations_5 = one(
+            "select count(*) from (select path from raw.relation_instances where " + loaded +
+            " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
+        )
+        by_source = {
+            source: int(n)
+            for source, n in conn.execute(
+                f"select type_source, count(distinct entity_id) from raw.entity_types where {loaded} "
+                "group by 1 order by 1"
+            )
+        }
+    kept = tables["relation_instances"]
+    rejected = sum(rejections.values())
+    return {
+        "batches": batches,
+        "tables": tables,
+        "documents": int(documents),
+        "mentions": int(mentions),
+        "paths_kept": kept,
+        "paths_rejected": rejected,
+        "rejected_share": round(rejected / (kept + rejected), 4) if kept + rejected else 0.0,
+        "rejections": rejections,
+        "relations": relations,
+        "relations_with_5_pairs": relations_5,
+        "entities": int(n_ent),
+        "typed_entities": int(n_typed),
+        "typed_share": round(n_typed / n_ent, 4) if n_ent else 0.0,
+        "graph_entities": int(n_graph),
+        "typed_graph_entities": int(n_graph_typed),
+        "typed_graph_share": round(n_graph_typed / n_graph, 4) if n_graph else 0.0,
+        "typed_entities_by_source": by_source,
+    }

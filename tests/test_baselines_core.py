@@ -1,0 +1,155 @@
+"""Evaluation, reports, CLI, word vectors, and the fidelity of Always yes / Lemma / Berant I on the real
+SherLIiC dev (the published dev rows of Table 3, reproduced exactly)."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from baselines import benchmarks, catalog, cli, report
+from baselines.evaluate import (
+    RESULT_COLUMNS,
+    evaluate_baseline,
+    evaluate_many,
+    run_on_top_of_lemma,
+    store_results,
+)
+from baselines.registry import Baseline, Context
+from baselines.word_vectors import WordVectors, path_cosine
+from extract import db
+
+FIX = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+def test_on_top_of_lemma_tunable_and_not():
+    scores = pd.Series([0.2, np.nan, 0.9, 0.1])
+    lemma = pd.Series([False, True, False, False])
+    # uncovered -> the minimum (0.1); Lemma-positive -> the set's maximum (0.9)
+    assert run_on_top_of_lemma(scores, lemma, tunable=True).tolist() == [0.2, 0.9, 0.9, 0.1]
+    flags = pd.Series([0.0, np.nan, 1.0, 0.0])
+    lemma = pd.Series([True, False, False, False])
+    assert run_on_top_of_lemma(flags, lemma, tunable=False).tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def _fixture_items() -> pd.DataFrame:
+    return benchmarks.items_frame(benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
+
+
+def test_tunable_evaluation_plans_and_thresholds():
+    items = _fixture_items()  # t0 train yes (Lemma no), t1 dev no, t2 dev yes
+    toy = Baseline("toy", lambda df, ctx: pd.Series([0.8, 0.3, 0.5], index=df.index), True, "toy")
+    ev = evaluate_baseline(toy, items, Context(database_url="unused"))
+    rows = {r["split"]: r for r in ev.rows}
+    assert set(rows) == {"dev", "lm_dev"}
+    # full dev: thresholds 0.8 (F1 2/3), 0.5 (F1 1), 0.3 (F1 .8) -> 0.5
+    assert rows["dev"]["threshold"] == 0.5 and rows["dev"]["f1"] == 1.0
+    # lm_dev is evaluated with the threshold tuned on the single lm train item (0.8): nothing positive
+    assert rows["lm_dev"]["threshold"] == 0.8
+    assert (rows["lm_dev"]["precision"], rows["lm_dev"]["recall"]) == (0.0, 0.0)
+    assert rows["lm_dev"]["n_items"] == 2 and rows["lm_dev"]["roc_auc"] == 1.0
+
+
+def test_non_tunable_rows_are_threshold_free():
+    items = _fixture_items()
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    frame = ev.frame()
+    dev = frame[frame.split == "dev"].set_index("method")
+    assert math.isnan(dev.loc["Always yes", "threshold"])
+    assert dev.loc["Always yes", ["precision", "recall"]].tolist() == [2 / 3, 1.0]
+    assert dev.loc["Lemma", ["precision", "recall", "n_covered"]].tolist() == [0.0, 0.0, 3]
+
+
+def test_store_results_replaces_rows(fresh_db_url):
+    row = dict.fromkeys(RESULT_COLUMNS, 0.5) | {
+        "method": "m",
+        "dataset": "d",
+        "split": "dev",
+        "threshold": float("nan"),
+        "n_items": 4,
+        "n_covered": 3,
+    }
+    store_results(pd.DataFrame([row]), fresh_db_url)
+    store_results(pd.DataFrame([row | {"f1": 0.75}]), fresh_db_url)
+    with db.connect(fresh_db_url) as conn:
+        rows = conn.execute("select method, f1, threshold, n_covered from results.baseline_scores").fetchall()
+    assert rows == [("m", 0.75, None, 3)]
+
+
+def test_report_files(tmp_path):
+    items = _fixture_items()
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    path = report.write_csv(ev.frame(), tmp_path / "baselines.csv")
+    assert path.read_text().splitlines()[0] == ",".join(RESULT_COLUMNS)
+    md = report.markdown(ev.frame(), catalog.ordered_names(), {"Patty": "resource missing"})
+    assert "| Always yes | 66.7 | 100.0 | 80.0 |" in md
+    assert "33.2/100.0/49.9 | 33.3/100.0/49.9" in md and "- Patty: resource missing" in md
+    plots = report.plot_curves(ev, tmp_path / "plots")
+    assert {p.name for p in plots} == {"pr_sherliic_dev.png", "pr_sherliic_lm_dev.png"}
+    assert all(p.stat().st_size > 1000 for p in plots)
+
+
+def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
+    assert cli.main(["list"]) == 0
+    listed = capsys.readouterr().out
+    assert "Berant II" in listed and "word2vec (GloVe 6B 50d substitute)" in listed
+    shared = tmp_path / "shared"
+    (shared / "sherliic").mkdir(parents=True)
+    shutil.copy(FIX / "sherliic_dev_sample.tsv", shared / "sherliic" / "dev.tsv")
+    monkeypatch.setenv("DATABASE_URL", fresh_db_url)
+    monkeypatch.setenv("SHERLIIC_DATA", str(shared))
+    out = tmp_path / "out"
+    assert cli.main(["one", "Lemma", "--out", str(out)]) == 0
+    assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 0
+    frame = pd.read_csv(out / "baselines.csv")
+    assert list(frame.columns) == RESULT_COLUMNS
+    assert sorted(set(frame.method)) == ["Always yes", "Lemma"]  # `one` merges into the CSV
+    assert (out / "baselines.md").is_file() and (out / "plots" / "pr_sherliic_dev.png").is_file()
+    with db.connect(fresh_db_url) as conn:
+        n = conn.execute("select count(*) from results.baseline_scores").fetchone()[0]
+    assert n == 4
+    assert cli.main(["one", "no such baseline", "--out", str(out)]) == 2
+
+
+def test_word_vectors_cosine():
+    wv = WordVectors(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), ["lead", "head", "go"])
+    # mean("lead", "go") = (1, .5); "head" = (0, 1): cosine .5 / sqrt(1.25)
+    assert path_cosine("nsubj^-___lead___prep___go___pobj", "nsubj^-___head___dobj", wv) == pytest.approx(
+        0.5 / math.sqrt(1.25)
+    )
+    assert path_cosine("nsubj^-___Lead___dobj", "nsubj^-___lead___dobj", wv) == pytest.approx(
+        1.0
+    )  # lowercased
+    assert math.isnan(path_cosine("nsubj^-___unknownword___dobj", "nsubj^-___lead___dobj", wv))
+
+
+def test_glove_package_loads():
+    wv = WordVectors.glove_6b_50d()
+    assert wv.vectors.shape == (400000, 50)
+    assert wv.mean(["king"]) is not None and wv.mean(["qqqxqqq"]) is None
+
+
+@pytest.fixture(scope="module")
+def sherliic_dev(shared_data) -> pd.DataFrame:
+    return benchmarks.items_frame(
+        benchmarks.read_benchmark(shared_data / "sherliic" / "dev.tsv", "sherliic_tsv")
+    )
+
+
+def test_sherliic_dev_fidelity(sherliic_dev, shared_data):
+    """Issue 4: the published dev rows of Always yes, Lemma and Berant I (on top of Lemma), exactly."""
+    assert len(sherliic_dev) == 996
+    ctx = Context(database_url="unused", shared_data=str(shared_data))
+    frame = evaluate_many(["Always yes", "Lemma", "Berant I"], sherliic_dev, ctx, show_progress=False).frame()
+    dev = frame[(frame.dataset == "sherliic") & (frame.split == "dev")].set_index("method")
+    got = {m: tuple(round(v, 3) for v in dev.loc[m, ["precision", "recall", "f1"]]) for m in dev.index}
+    assert got == {
+        "Always yes": (0.332, 1.000, 0.499),
+        "Lemma": (0.900, 0.109, 0.194),
+        "Berant I": (0.699, 0.154, 0.252),
+    }
+    assert (dev["n_items"] == 996).all()

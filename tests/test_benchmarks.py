@@ -1,0 +1,132 @@
+"""Benchmark readers (hand-made fixtures in each published layout) and the transactional, idempotent
+loader into raw.benchmark_items."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from baselines import benchmarks
+from extract import db
+from extract.records import InputError
+
+FIX = Path(__file__).parent / "fixtures" / "benchmarks"
+REGISTRY_COLUMNS = {
+    "item_id",
+    "dataset",
+    "split",
+    "premise_path",
+    "hypothesis_path",
+    "premise_type_a",
+    "premise_type_b",
+    "hypothesis_type_a",
+    "hypothesis_type_b",
+    "is_premise_reversed",
+    "is_hypothesis_reversed",
+    "premise_text",
+    "hypothesis_text",
+    "label",
+}
+
+
+def test_release_csv_with_relation_index():
+    items = benchmarks.read_benchmark(
+        FIX / "sherliic_release_dev.csv", "sherliic_csv", relation_index=FIX / "relation_index.tsv"
+    )
+    assert [i["item_id"] for i in items] == ["0", "1", "2"]
+    first, second, third = items
+    assert first["split"] == "dev" and first["dataset"] == "sherliic"
+    assert first["premise_path"] == "pobj^-___by___prep^-___invade___nsubjpass"
+    assert (first["premise_type_a"], first["premise_type_b"]) == ("military_combatant", "region")
+    assert first["is_premise_reversed"] is True and first["label"] is True
+    assert first["premise_text"] == "region[B] is being invaded by military_combatant[A]"
+    assert (second["hypothesis_type_a"], second["hypothesis_type_b"]) == ("region", "location")
+    assert second["is_premise_reversed"] is False and second["is_hypothesis_reversed"] is True
+    assert second["label"] is False and second["extra"]["num_disagr"] == "1"
+    assert third["premise_text"] == "city[A] is country[B] 's capital"
+    assert third["extra"]["examples_A"] == "Paris, the city / Rome"  # quoted comma
+
+
+def test_release_csv_without_index_has_no_paths():
+    items = benchmarks.read_benchmark(FIX / "sherliic_release_dev.csv", "sherliic_csv")
+    assert all(i["premise_path"] is None for i in items)
+
+
+def test_release_csv_errors_name_file_and_line(tmp_path):
+    bad = tmp_path / "dev.csv"
+    lines = (FIX / "sherliic_release_dev.csv").read_text().splitlines()
+    bad.write_text("\n".join([lines[0], lines[1], "3,1,2"]) + "\n")
+    with pytest.raises(InputError, match=r"dev.csv:3: expected 22"):
+        benchmarks.read_benchmark(bad, "sherliic_csv")
+    bad.write_text("\n".join([lines[0], lines[1].replace(",yes,", ",maybe,")]) + "\n")
+    with pytest.raises(InputError, match=r"dev.csv:2: label 'maybe'"):
+        benchmarks.read_benchmark(bad, "sherliic_csv")
+
+
+def test_sherliic_tsv_types_from_templates():
+    items = benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv")
+    t0, t1, t2 = items
+    assert (t0["premise_type_a"], t0["premise_type_b"]) == ("person", "organization")
+    assert t0["premise_middle"] == "is leading"
+    assert (t1["premise_type_a"], t1["premise_type_b"]) == ("person", "organization")  # B written first
+    assert t1["is_premise_reversed"] is True and t1["is_hypothesis_reversed"] is False
+    assert t2["premise_type_a"] is None and t2["extra"]["lm_split"] == "dev"
+    assert [i["label"] for i in items] == [True, False, True]
+
+
+def test_levy_holt_triples_are_parsed_into_paths():
+    items = benchmarks.read_benchmark(FIX / "dirposi_symnegi" / "dev.txt", "levy_holt", show_progress=False)
+    first, second = items
+    assert first["dataset"] == "levy_holt/dirposi_symnegi" and first["split"] == "dev"
+    assert first["extra"]["subset"] == "DirTrue" and second["extra"]["subset"] == "Unrelated"
+    assert first["premise_path"] == "nsubjpass^-___indicate___prep___in___pobj___treatment___prep___of___pobj"
+    assert first["hypothesis_path"] == "nsubj^-___kill___dobj"
+    # the hypothesis names the arguments the other way round: its path still runs from A (Hitler)
+    assert second["premise_path"] == "nsubj^-___march___prep___into___pobj"
+    assert second["hypothesis_path"] == "pobj^-___by___prep^-___invade___nsubjpass"
+    assert second["is_hypothesis_reversed"] is True
+
+
+def test_levy_holt_bad_triple(tmp_path):
+    bad = tmp_path / "dev.txt"
+    bad.write_text("a,b,c\td,e,f\tTrue\tEN\na,b\tc,d,e\tFalse\tEN\n")
+    with pytest.raises(InputError, match=r"dev.txt:2: triple 'a,b'"):
+        benchmarks.read_benchmark(bad, "levy_holt")
+
+
+def test_zeichner_rule_applications():
+    items = benchmarks.read_benchmark(FIX / "zeichner_sample.txt", "zeichner", show_progress=False)
+    museum, acquire, kids = items
+    assert museum["premise_path"] == "nsubj^-___open___prep___from___pobj"
+    assert museum["hypothesis_path"] == "nsubj^-___open___prep___at___pobj"
+    # @R@: "Y be acquired by X" -> path from A (Google, on the right) to B
+    assert acquire["hypothesis_path"] == "pobj^-___by___prep^-___acquire___nsubjpass"
+    assert kids["label"] is False and kids["extra"]["confidence"] == "0.6"
+
+
+def test_load_is_transactional_and_idempotent(fresh_db_url, tmp_path):
+    path = FIX / "sherliic_dev_sample.tsv"
+    first = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    assert (first.n_items, first.n_mapped, first.skipped) == (3, 3, False)
+    again = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    assert again.skipped and again.batch_id == first.batch_id and again.n_items == 3
+    replaced = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url, replace=True)
+    assert not replaced.skipped and replaced.batch_id != first.batch_id
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(path.read_text() + "t3\tonly\tthree\n")
+    with pytest.raises(InputError, match=r"bad.tsv:5"):
+        benchmarks.load_benchmark(bad, "sherliic_tsv", fresh_db_url)
+    with db.connect(fresh_db_url) as conn:
+        n_items = conn.execute("select count(*) from raw.benchmark_items").fetchone()[0]
+        batches = conn.execute("select status, kind, n_rows from raw.load_batches").fetchall()
+    assert n_items == 3 and batches == [("loaded", "benchmark", 3)]
+    items = benchmarks.load_items(fresh_db_url)
+    assert REGISTRY_COLUMNS <= set(items.columns)
+    assert items["label"].tolist() == [True, False, True]
+    assert items["is_premise_reversed"].dtype == bool
+    assert items.loc[0, "extra"]["lm_split"] == "train"
+    cov = benchmarks.warehouse_coverage(items, fresh_db_url)
+    assert cov.to_dict("records") == [
+        {"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": None}
+    ]

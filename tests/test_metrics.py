@@ -1,0 +1,88 @@
+"""Metric definitions pinned on hand-computed curves (baselines/metrics.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from baselines import metrics
+
+# labels/scores with ties; sorted: 0.9 (+), 0.8 (+,-), 0.5 (+,-), 0.1 (-); P = 3 of 6
+TIED_LABELS = [1, 1, 0, 1, 0, 0]
+TIED_SCORES = [0.9, 0.8, 0.8, 0.5, 0.5, 0.1]
+
+
+def test_pr_curve_groups_ties():
+    curve = metrics.pr_curve(TIED_LABELS, TIED_SCORES)
+    assert curve.thresholds.tolist() == [0.9, 0.8, 0.5, 0.1]
+    assert curve.precision == pytest.approx([1, 2 / 3, 3 / 5, 1 / 2])
+    assert curve.recall == pytest.approx([1 / 3, 2 / 3, 1, 1])
+
+
+def test_best_threshold_and_prf():
+    # F1 per threshold: 0.5, 0.667, 0.75, 0.667 -> 0.5
+    assert metrics.best_f1_threshold(TIED_LABELS, TIED_SCORES) == 0.5
+    pred = np.asarray(TIED_SCORES) >= 0.5
+    assert metrics.precision_recall_f1(TIED_LABELS, pred) == pytest.approx((0.6, 1.0, 0.75))
+
+
+def test_tie_in_f1_takes_lowest_threshold():
+    # thresholds 4 and 1 both give F1 = 2/3; the lower one (higher recall) wins
+    assert metrics.best_f1_threshold([1, 0, 0, 1], [4, 3, 2, 1]) == 1
+
+
+def test_auc_pr50_and_normalized_hand_computed():
+    # trapezoid over (1/3,1), (2/3,2/3), (1,3/5), (1,1/2) = 5/18 + 19/90 = 22/45
+    assert metrics.auc_pr_above(TIED_LABELS, TIED_SCORES) == pytest.approx(22 / 45)
+    # xi = 1/2: (1/3)(1/2+1/6)/2 + (1/3)(1/6+1/10)/2 = 7/45, / (1 - 1/2)
+    assert metrics.auc_normalized(TIED_LABELS, TIED_SCORES) == pytest.approx(14 / 45)
+
+
+def test_normalized_auc_clips_a_segment_crossing_xi():
+    # points (1/3, 1), (2/3, 0.4), (1, 0.5); xi = 0.5; first segment crosses xi:
+    # triangle (1/3) * 0.5 * (0.5 / 0.6) / 2 = 5/72, normalized 5/36
+    labels = [1, 1, 0, 0, 0, 1]
+    scores = [3, 2, 2, 2, 2, 1]
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(5 / 36)
+    # precision >= 0.5 keeps (1/3, 1) and (1, 0.5): (2/3) * 1.5 / 2
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(0.5)
+    assert metrics.roc_auc(labels, scores) == pytest.approx(0.5)
+
+
+def test_roc_auc_with_ties():
+    # positives .9 .8 .5 vs negatives .8 .5 .1: 3 + 2.5 + 1.5 = 7 of 9
+    assert metrics.roc_auc(TIED_LABELS, TIED_SCORES) == pytest.approx(7 / 9)
+
+
+def test_constant_scores():
+    labels, scores = [1, 0, 0], [0.3, 0.3, 0.3]
+    assert metrics.best_f1_threshold(labels, scores) == 0.3
+    assert metrics.auc_pr_above(labels, scores) == 0.0
+    assert metrics.auc_normalized(labels, scores) == 0.0
+    assert metrics.roc_auc(labels, scores) == 0.5
+
+
+def test_all_positive():
+    labels, scores = [1, 1], [0.2, 0.7]
+    assert metrics.best_f1_threshold(labels, scores) == 0.2
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(0.5)
+    assert metrics.auc_normalized(labels, scores) == 0.0  # xi = 1: nothing above chance
+    assert math.isnan(metrics.roc_auc(labels, scores))
+
+
+def test_all_negative():
+    labels, scores = [0, 0], [0.2, 0.7]
+    assert metrics.best_f1_threshold(labels, scores) == 0.2
+    assert metrics.precision_recall_f1(labels, [True, True]) == (0.0, 0.0, 0.0)
+    assert metrics.auc_pr_above(labels, scores) == 0.0
+    assert metrics.auc_normalized(labels, scores) == 0.0
+    assert math.isnan(metrics.roc_auc(labels, scores))
+
+
+def test_empty_prediction_and_coverage_and_nan():
+    assert metrics.precision_recall_f1([1, 0], [False, False]) == (0.0, 0.0, 0.0)
+    assert metrics.coverage([0.1, float("nan"), 1.0]) == (3, 2)
+    with pytest.raises(ValueError, match="NaN"):
+        metrics.pr_curve([1, 0], [0.1, float("nan")])

@@ -1,0 +1,82 @@
+"""Hypothesis-only probe on small synthetic benchmarks."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from baselines import probe
+
+
+def synthetic(n: int, *, leak: bool, dataset: str = "sherliic", offset: int = 0) -> pd.DataFrame:
+    """Items whose label is (leak=True) or is not (leak=False) given away by the hypothesis' verb."""
+    rows = []
+    for i in range(n):
+        label = i % 2 == 0
+        verb = ("own" if label else "visit") if leak else ("own" if (i // 2) % 2 else "visit")
+        rows.append({
+            "dataset": dataset, "premise_path": f"nsubj^-___p{i + offset}___dobj",
+            "hypothesis_path": f"nsubj^-___{verb}___dobj", "hypothesis_type_a": "person",
+            # a type weakly tied to the label gives distinct scores (a two-valued score has a one-point PR
+            # curve, whose area is 0 by baselines.metrics' convention)
+            "hypothesis_type_b": ("company" if label else "film") if leak and i % 4 < 2 else "city",
+            "premise_text": f"A p{i + offset} B", "hypothesis_text": f"A {verb} B",
+            "hypothesis_middle": None, "label": label,
+        })
+    return pd.DataFrame(rows)
+
+
+def test_features_are_hypothesis_only() -> None:
+    item = pd.Series({"premise_path": "nsubj^-___buy___dobj",
+                      "hypothesis_path": "nsubjpass^-___own___prep___by___pobj",
+                      "hypothesis_type_a": "company", "hypothesis_type_b": None})
+    feats = probe.hypothesis_features(item)
+    assert feats == {"lemma=own": 1.0, "lemma=by": 1.0, "voice=passive": 1.0, "reversed=False": 1.0,
+                     "type_a=company": 1.0}
+    text_item = pd.Series({"hypothesis_path": None, "hypothesis_middle": "was bought by",
+                           "hypothesis_text": "X was bought by Y"})
+    assert probe.hypothesis_features(text_item) == {"lemma=be": 1.0, "lemma=buy": 1.0, "lemma=by": 1.0,
+                                                    "voice=passive": 1.0}
+
+
+def test_probe_detects_a_leaking_hypothesis_and_not_a_clean_one() -> None:
+    leaky = probe.evaluate(probe.fit(synthetic(40, leak=True)), synthetic(20, leak=True, offset=100))
+    # scores: own+company > own+city > visit+city > visit+film -> points (r=.5, p=1), (r=1, p=1), ...
+    assert leaky["roc_auc"] == pytest.approx(1.0) and leaky["auc_normalized"] == pytest.approx(0.5)
+    clean = probe.evaluate(probe.fit(synthetic(40, leak=False)), synthetic(20, leak=False, offset=100))
+    assert clean["roc_auc"] == pytest.approx(0.5)
+    assert clean["auc_normalized"] == pytest.approx(0.0)
+
+
+def test_registered_scores_are_out_of_fold_for_training_items() -> None:
+    train = synthetic(40, leak=True)
+    items = pd.concat([train.iloc[:4], synthetic(2, leak=True, offset=500),
+                       synthetic(1, leak=True, dataset="zeichner", offset=900)], ignore_index=True)
+    scores = probe.score_items(items, {"sherliic": train})
+    model = probe.fit(train)
+    fresh = probe.predict(model, items.iloc[4:6])
+    assert scores.iloc[4:6].tolist() == pytest.approx(fresh.tolist())
+    oof = probe.out_of_fold(train)
+    assert scores.iloc[:4].tolist() == pytest.approx(oof[:4].tolist())
+    assert math.isnan(scores.iloc[6])  # no training split for this benchmark
+
+
+def test_one_class_training_split_is_an_error() -> None:
+    with pytest.raises(ValueError, match="both labels"):
+        probe.fit(synthetic(4, leak=True).assign(label=True))
+
+
+def test_report_files(tmp_path) -> None:
+    table = pd.DataFrame([{"benchmark": "X", "train": "t", "eval": "d", "n_train": 4, "n_items": 2,
+                           "positive_rate": 0.5, "auc_normalized": 0.25, "roc_auc": 0.75}])
+    csv_path, md_path = probe.write_report(table, tmp_path)
+    assert pd.read_csv(csv_path).loc[0, "auc_normalized"] == 0.25
+    assert "| X | t | d | 4 | 2 | 0.500 | 0.250 | 0.750 |" in md_path.read_text()
+
+
+def test_artefact_strength_on_the_shared_data(shared_data) -> None:
+    table = probe.artefact_strength(shared_data)
+    assert {"SherLIiC-dev", "Levy/Holt", "Levy/Holt DirTrue vs DirFalse"} <= set(table["benchmark"])
+    assert table["auc_normalized"].between(0, 1).all()

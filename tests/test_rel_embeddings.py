@@ -1,0 +1,86 @@
+"""Relation embeddings on the TEG: corpus format, deterministic training, cosine scores, tsg preference."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_distributional import LEAD, OBEY, OWN, build_marts, item, rev
+
+from baselines import rel_embeddings as re_
+from baselines.registry import Context
+from extract.records import InputError
+
+PARAMS = re_.TrainParams(vector_size=16, workers=1, seed=7, min_count=5)
+
+
+@pytest.fixture()
+def marts_url(fresh_db_url: str) -> str:
+    build_marts(fresh_db_url)
+    return fresh_db_url
+
+
+def test_corpus_lines_repeat_each_edge_count_times() -> None:
+    lines = list(re_.corpus_lines([("rel:1", "a", "b c", 2), ("rel:2", "7", "8", 1)]))
+    assert lines == [["arg0:a", "rel:1", "arg1:b_c"]] * 2 + [["arg0:7", "rel:2", "arg1:8"]]
+
+
+def test_training_is_deterministic_and_cached(marts_url: str, tmp_path) -> None:
+    wv1 = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "a")
+    wv2 = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "b")
+    # R1 (lead) and R2 (head) occur 4 times each: below gensim's default min_count of 5
+    assert set(wv1.key_to_index) >= {"rel:3", "rel:4"} and "rel:1" not in wv1.key_to_index
+    np.testing.assert_array_equal(wv1["rel:3"], wv2["rel:3"])
+    assert len(list((tmp_path / "a").glob("*.kv"))) == 1
+    again = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "a")  # loaded from the cache
+    np.testing.assert_array_equal(again["rel:4"], wv1["rel:4"])
+
+
+def test_cosine_scores(marts_url: str, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+    items = pd.DataFrame(
+        [item(OBEY, OWN), item(rev(OWN), OBEY), item(LEAD, OBEY), item("x___y___nsubj", OWN)]
+    )
+    ctx = Context(database_url=marts_url)
+    scores = re_.relation_cosines(items, ctx, "untyped", PARAMS)
+    wv = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "rel_emb")
+    a, b = wv["rel:3"], wv["rel:4"]
+    expected = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    assert scores[0] == pytest.approx(expected, abs=1e-6)
+    assert scores[1] == pytest.approx(expected, abs=1e-6)  # orientation-free
+    assert math.isnan(scores[2]) and math.isnan(scores[3])  # R1 has no vector; unknown path
+
+
+def test_combine_adds_cosines_and_keeps_nan_only_when_both_missing() -> None:
+    w2v = pd.Series([0.5, np.nan, 0.25, np.nan])
+    rel = pd.Series([0.25, 0.5, np.nan, np.nan])
+    out = re_.combine(w2v, rel)
+    assert out.iloc[:3].tolist() == [0.75, 0.5, 0.25] and math.isnan(out.iloc[3])
+
+
+def test_preference_file_and_vote(tmp_path) -> None:
+    path = tmp_path / "tsg.txt"
+    path.write_text("person/company\t1\nperson/city\t1\nregion/city\t0\n")
+    pref = re_.read_preference_file(path)
+    assert pref == {"person/company": True, "person/city": True, "region/city": False}
+    assert re_.choose_typed("person/company", pref)
+    assert re_.choose_typed("person/region", pref)  # person: 2 typed votes, region: 1 untyped vote
+    assert re_.choose_typed("company/city", pref)  # company: 1 typed; city: 1 typed, 1 untyped -> 2:1
+    assert not re_.choose_typed("region/company", pref)  # 1:1 tie -> untyped
+    assert not re_.choose_typed("film/book", pref)  # nothing known -> untyped
+    assert not re_.choose_typed(None, pref)
+    path.write_text("person/company\tyes\n")
+    with pytest.raises(InputError, match="tsg.txt:1"):
+        re_.read_preference_file(path)
+
+
+def test_learn_preference_picks_the_better_score_per_signature() -> None:
+    items = pd.DataFrame(
+        {"premise_type_a": ["p", "p", "p", "r", "r", "r"], "premise_type_b": ["c"] * 3 + ["x"] * 3,
+         "label": [True, False, True, True, False, False]}
+    )
+    typed = pd.Series([0.9, 0.1, 0.8, 0.1, 0.9, 0.8])  # perfect on p/c, inverted on r/x
+    untyped = pd.Series([0.2, 0.9, 0.1, 0.9, 0.1, 0.2])  # inverted on p/c, perfect on r/x
+    assert re_.learn_preference(items, typed, untyped) == {"p/c": True, "r/x": False}
