@@ -18,13 +18,19 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from annotation.sampling import export_batch_csv, sample_batch
 
     summary = sample_batch(
-        args.batch, args.premises, hypotheses_per_premise=args.hypotheses, seed=args.seed,
-        stratify_by=args.stratify_by, task=args.task,
+        args.batch,
+        args.premises,
+        hypotheses_per_premise=args.hypotheses,
+        seed=args.seed,
+        stratify_by=args.stratify_by,
+        task=args.task,
     )
     out = Path(args.out) if args.out else ANNOTATION_OUT / f"{args.batch}.csv"
     n_rows = export_batch_csv(args.batch, out) if summary.n_items else 0
-    print(f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
-          f"crowdsourcing CSV ({n_rows} rows): {out}")
+    print(
+        f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
+        f"crowdsourcing CSV ({n_rows} rows): {out}"
+    )
     return 0
 
 
@@ -92,8 +98,10 @@ def _cmd_check_templates(args: argparse.Namespace) -> int:
 
     dev = Path(args.dev) if args.dev else require_shared_data() / "sherliic" / "dev.tsv"
     result = check_templates(dev)
-    print(f"exact match: {result.n_exact}/{result.n_templates} templates = {result.rate:.1%}; "
-          f"items with both sides exact: {result.n_items_exact}/{result.n_items} = {result.item_rate:.1%}")
+    print(
+        f"exact match: {result.n_exact}/{result.n_templates} templates = {result.rate:.1%}; "
+        f"items with both sides exact: {result.n_items_exact}/{result.n_items} = {result.item_rate:.1%}"
+    )
     for klass, n in result.classes.most_common():
         print(f"  {n:4d}  {klass}")
     ANNOTATION_OUT.mkdir(parents=True, exist_ok=True)
@@ -115,8 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--premises", type=int, default=50, help="number of premise facts (default 50)")
     p.add_argument("--hypotheses", type=int, default=3, help="candidate hypotheses per premise (default 3)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--stratify-by", default="none",
-                   choices=["none", "alignment", "score_quartile", "hypothesis_rank"])
+    p.add_argument(
+        "--stratify-by", default="none", choices=["none", "alignment", "score_quartile", "hypothesis_rank"]
+    )
     p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
     p.add_argument("--out", help="CSV path (default out/annotation/<batch>.csv)")
     p.set_defaults(func=_cmd_sample)
@@ -134,8 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve the local annotation page on 127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--target", type=int, default=5, help="judgements wanted per item (default 5)")
-    p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"],
-                   help="task shown in the printed link")
+    p.add_argument(
+        "--task", default="sherliic", choices=["sherliic", "zeichner"], help="task shown in the printed link"
+    )
     p.set_defaults(func=_cmd_serve)
 
     p = sub.add_parser("aggregate", help="dbt build of the annotation marts; prints the Table 2 statistics")
@@ -143,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vars", help="dbt vars as JSON, e.g. '{\"annotation_min_trust\": 0.8}'")
     p.set_defaults(func=_cmd_aggregate)
 
-    p = sub.add_parser("export-dataset", help="write the gold items as SherLIiC dev.csv/test.csv (22 columns)")
+    p = sub.add_parser(
+        "export-dataset", help="write the gold items as SherLIiC dev.csv/test.csv (22 columns)"
+    )
     p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
     p.add_argument("--out", help="folder (default out/annotation/<task>_dataset)")
     p.set_defaults(func=_cmd_export_dataset)

@@ -13,11 +13,28 @@ from extract.dbt_runner import run_dbt
 
 # The 22 columns of SherLIiC's dev.csv / test.csv (DESIGN §5), in order.
 SHERLIIC_COLUMNS = [
-    "id", "prem_type", "prem_rel", "hypo_type", "hypo_rel",
-    "prem_argleft", "prem_middle", "prem_argright", "prem_end",
-    "hypo_argleft", "hypo_middle", "hypo_argright", "hypo_end",
-    "is_prem_reversed", "is_hypo_reversed", "examples_A", "examples_B",
-    "gold_label", "rel_score", "sign_score", "esr_score", "num_disagr",
+    "id",
+    "prem_type",
+    "prem_rel",
+    "hypo_type",
+    "hypo_rel",
+    "prem_argleft",
+    "prem_middle",
+    "prem_argright",
+    "prem_end",
+    "hypo_argleft",
+    "hypo_middle",
+    "hypo_argright",
+    "hypo_end",
+    "is_prem_reversed",
+    "is_hypo_reversed",
+    "examples_A",
+    "examples_B",
+    "gold_label",
+    "rel_score",
+    "sign_score",
+    "esr_score",
+    "num_disagr",
 ]
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
 
@@ -37,14 +54,17 @@ def _cell(value) -> str:
     return str(value)
 
 
-def export_dataset(out_dir: Path, task: str = "sherliic", url: str | None = None, schema: str = "warehouse") -> dict:
+def export_dataset(
+    out_dir: Path, task: str = "sherliic", url: str | None = None, schema: str = "warehouse"
+) -> dict:
     """Write dev.csv and test.csv (22 columns, header row) from warehouse.annotation_sherliic_dataset."""
     out_dir.mkdir(parents=True, exist_ok=True)
     counts = {}
     with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
         for split in ("dev", "test"):
             rows = cur.execute(
-                f"select * from {schema}.annotation_sherliic_dataset where task = %s and split = %s order by id",
+                f"select * from {schema}.annotation_sherliic_dataset "
+                "where task = %s and split = %s order by id",
                 (task, split),
             ).fetchall()
             with (out_dir / f"{split}.csv").open("w", newline="", encoding="utf-8") as handle:

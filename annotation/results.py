@@ -18,7 +18,16 @@ from extract.db import apply_schema, connect
 from extract.records import InputError
 
 ANSWERS = ("yes", "no", "incomprehensible")
-TRUE_WORDS = {"yes": True, "y": True, "true": True, "1": True, "no": False, "n": False, "false": False, "0": False}
+TRUE_WORDS = {
+    "yes": True,
+    "y": True,
+    "true": True,
+    "1": True,
+    "no": False,
+    "n": False,
+    "false": False,
+    "0": False,
+}
 REQUIRED = {
     "sherliic": ("item_id", "worker_id", "answer"),
     "zeichner": ("item_id", "worker_id", "premise_meaningful", "hypothesis_meaningful", "answer"),
@@ -37,7 +46,11 @@ class Judgement:
 
 
 def zeichner_judgement(
-    item_id: str, worker_id: str, premise_meaningful: bool, hypothesis_meaningful: bool, entails: str | None,
+    item_id: str,
+    worker_id: str,
+    premise_meaningful: bool,
+    hypothesis_meaningful: bool,
+    entails: str | None,
     line: int | None = None,
 ) -> Judgement:
     """Zeichner et al.'s two steps folded into one answer: a meaningless side -> incomprehensible."""
@@ -80,7 +93,9 @@ def parse_results(path: Path, task: str = "sherliic") -> list[Judgement]:
             answer = value["answer"].lower()
             if task == "sherliic":
                 if answer not in ANSWERS:
-                    raise InputError(name, line, f"answer {value['answer']!r} is not one of {', '.join(ANSWERS)}")
+                    raise InputError(
+                        name, line, f"answer {value['answer']!r} is not one of {', '.join(ANSWERS)}"
+                    )
                 judgement = Judgement(value["item_id"], value["worker_id"], task, answer, line=line)
             else:
                 flags = []
@@ -100,15 +115,19 @@ def parse_results(path: Path, task: str = "sherliic") -> list[Judgement]:
             key = (judgement.item_id, judgement.worker_id)
             if key in seen:
                 raise InputError(
-                    name, line, f"duplicate judgement: worker {key[1]!r} already judged item {key[0]!r} "
-                    f"on line {seen[key]}"
+                    name,
+                    line,
+                    f"duplicate judgement: worker {key[1]!r} already judged item {key[0]!r} "
+                    f"on line {seen[key]}",
                 )
             seen[key] = line
             judgements.append(judgement)
     return judgements
 
 
-def store_judgements(judgements: list[Judgement], source: str, url: str | None = None, *, file: str = "") -> int:
+def store_judgements(
+    judgements: list[Judgement], source: str, url: str | None = None, *, file: str = ""
+) -> int:
     """Insert judgements in one transaction after checking item ids and earlier judgements.
 
     A judgement already stored with the same answer from the same source is skipped (re-importing a
@@ -122,15 +141,19 @@ def store_judgements(judgements: list[Judgement], source: str, url: str | None =
     with connect(url) as conn:
         items = [j.item_id for j in judgements]
         known = {
-            r[0] for r in conn.execute(
+            r[0]
+            for r in conn.execute(
                 "select item_id from raw.annotation_items where item_id = any(%s)", (items,)
             ).fetchall()
         }
         for j in judgements:
             if j.item_id not in known:
-                raise InputError(where, j.line, f"unknown item id {j.item_id!r} (not in raw.annotation_items)")
+                raise InputError(
+                    where, j.line, f"unknown item id {j.item_id!r} (not in raw.annotation_items)"
+                )
         existing = {
-            (r[0], r[1]): (r[2], r[3]) for r in conn.execute(
+            (r[0], r[1]): (r[2], r[3])
+            for r in conn.execute(
                 "select item_id, worker_id, answer, source from raw.annotation_judgements "
                 "where task = %s and item_id = any(%s)",
                 (judgements[0].task, items),
@@ -143,18 +166,28 @@ def store_judgements(judgements: list[Judgement], source: str, url: str | None =
                 new.append(j)
             elif before != (j.answer, source):
                 raise InputError(
-                    where, j.line,
+                    where,
+                    j.line,
                     f"duplicate judgement: worker {j.worker_id!r} has already judged item {j.item_id!r} "
                     f"({before[0]!r} from {before[1]})",
                 )
             # else: the same judgement from the same source — re-importing a file is a no-op
         with conn.cursor() as cur:
             cur.executemany(
-                "insert into raw.annotation_judgements (item_id, worker_id, task, answer, premise_meaningful, "
+                "insert into raw.annotation_judgements (item_id, worker_id, task, answer, "
+                "premise_meaningful, "
                 "hypothesis_meaningful, source, source_line) values (%s, %s, %s, %s, %s, %s, %s, %s)",
                 [
-                    (j.item_id, j.worker_id, j.task, j.answer, j.premise_meaningful, j.hypothesis_meaningful,
-                     source, j.line)
+                    (
+                        j.item_id,
+                        j.worker_id,
+                        j.task,
+                        j.answer,
+                        j.premise_meaningful,
+                        j.hypothesis_meaningful,
+                        source,
+                        j.line,
+                    )
                     for j in new
                 ],
             )

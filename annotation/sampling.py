@@ -141,7 +141,9 @@ def sample_batch(
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
     apply_schema(url)
     with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
-        if cur.execute("select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)).fetchone():
+        if cur.execute(
+            "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)
+        ).fetchone():
             raise ValueError(f"annotation batch {batch_name!r} exists already; choose another name")
         sql = _CANDIDATES_SQL.format(stratum=STRATA[stratify_by], schema=schema)
         rows = cur.execute(
@@ -150,8 +152,14 @@ def sample_batch(
         cur.execute(
             "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options) "
             "values (%s, %s, %s, %s, %s, %s)",
-            (batch_name, task, seed, stratify_by, len(rows),
-             Jsonb({"n_premises": n_premises, "hypotheses_per_premise": hypotheses_per_premise})),
+            (
+                batch_name,
+                task,
+                seed,
+                stratify_by,
+                len(rows),
+                Jsonb({"n_premises": n_premises, "hypotheses_per_premise": hypotheses_per_premise}),
+            ),
         )
         examples: dict[int, tuple[list[str], list[str]]] = {}
         group_numbers: dict[int, int] = {}
@@ -170,8 +178,10 @@ def sample_batch(
             group = group_numbers[premise_id]
             group_sizes[premise_id] = item_number = group_sizes.get(premise_id, 0) + 1
             premise, hypothesis = render_candidate(
-                row["premise_path"], (row["premise_type_a"], row["premise_type_b"]),
-                row["hypothesis_path"], (row["hypothesis_type_a"], row["hypothesis_type_b"]),
+                row["premise_path"],
+                (row["premise_type_a"], row["premise_type_b"]),
+                row["hypothesis_path"],
+                (row["hypothesis_type_a"], row["hypothesis_type_b"]),
                 row["alignment"],
             )
             ex_a, ex_b = examples[premise_id]
@@ -189,16 +199,39 @@ def sample_batch(
                           %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 """,
                 (
-                    f"{batch_name}-{group:04d}-{item_number}", batch_name, f"{batch_name}-{group:04d}",
+                    f"{batch_name}-{group:04d}-{item_number}",
+                    batch_name,
+                    f"{batch_name}-{group:04d}",
                     row["premise_stratum"],
-                    premise_id, row["hypothesis_typed_rel_id"], row.get("premise_rel_id"),
-                    row.get("hypothesis_rel_id"), row.get("premise_tsg_index"), row.get("hypothesis_tsg_index"),
-                    row["alignment"], row["premise_path"], row["hypothesis_path"],
-                    row["premise_type_a"], row["premise_type_b"], row["hypothesis_type_a"], row["hypothesis_type_b"],
-                    premise.argleft, premise.middle, premise.argright, premise.end,
-                    hypothesis.argleft, hypothesis.middle, hypothesis.argright, hypothesis.end,
-                    premise.text, hypothesis.text, ex_a, ex_b,
-                    row["relv"], row["sigma"], row["esr"], row["score"],
+                    premise_id,
+                    row["hypothesis_typed_rel_id"],
+                    row.get("premise_rel_id"),
+                    row.get("hypothesis_rel_id"),
+                    row.get("premise_tsg_index"),
+                    row.get("hypothesis_tsg_index"),
+                    row["alignment"],
+                    row["premise_path"],
+                    row["hypothesis_path"],
+                    row["premise_type_a"],
+                    row["premise_type_b"],
+                    row["hypothesis_type_a"],
+                    row["hypothesis_type_b"],
+                    premise.argleft,
+                    premise.middle,
+                    premise.argright,
+                    premise.end,
+                    hypothesis.argleft,
+                    hypothesis.middle,
+                    hypothesis.argright,
+                    hypothesis.end,
+                    premise.text,
+                    hypothesis.text,
+                    ex_a,
+                    ex_b,
+                    row["relv"],
+                    row["sigma"],
+                    row["esr"],
+                    row["score"],
                 ),
             )
         conn.commit()
@@ -219,13 +252,16 @@ def batch_groups(batch_name: str, url: str | None = None) -> list[dict]:
 def group_items(items: list[dict]) -> list[dict]:
     groups: dict[str, dict] = {}
     for item in items:
-        group = groups.setdefault(item["premise_group_id"], {
-            "premise_group_id": item["premise_group_id"],
-            "premise_text": item["premise_text"],
-            "examples_a": list(item["examples_a"]),
-            "examples_b": list(item["examples_b"]),
-            "hypotheses": [],
-        })
+        group = groups.setdefault(
+            item["premise_group_id"],
+            {
+                "premise_group_id": item["premise_group_id"],
+                "premise_text": item["premise_text"],
+                "examples_a": list(item["examples_a"]),
+                "examples_b": list(item["examples_b"]),
+                "hypotheses": [],
+            },
+        )
         group["hypotheses"].append(item)
     return list(groups.values())
 

@@ -54,13 +54,15 @@ class AnnotationStore:
 
     def _excluded_workers_sql(self, conn) -> str:
         # After an aggregation run, judgements of workers below the trust threshold do not count.
-        exists = conn.execute("select to_regclass(%s)", (f"{self.schema}.annotation_worker_trust",)).fetchone()[0]
+        exists = conn.execute(
+            "select to_regclass(%s)", (f"{self.schema}.annotation_worker_trust",)
+        ).fetchone()[0]
         if exists is None:
             return "select null::text as worker_id, null::text as task where false"
         return f"select worker_id, task from {self.schema}.annotation_worker_trust where not is_trusted"
 
     def next_group(self, worker: str, task: str, batch: str | None = None) -> dict | None:
-        """The first premise group that still has items this worker has not judged and that need judgements."""
+        """The first premise group with items this worker has not judged that still need judgements."""
         with connect(self.url) as conn, conn.cursor(row_factory=dict_row) as cur:
             excluded = self._excluded_workers_sql(conn)
             rows = cur.execute(
@@ -73,7 +75,10 @@ class AnnotationStore:
                     select j.item_id, count(*) as n_valid
                     from raw.annotation_judgements as j
                     where j.task = %(task)s
-                      and not exists (select 1 from excluded as x where x.worker_id = j.worker_id and x.task = j.task)
+                      and not exists (
+                          select 1 from excluded as x
+                          where x.worker_id = j.worker_id and x.task = j.task
+                      )
                     group by j.item_id
                 ),
 
@@ -87,7 +92,8 @@ class AnnotationStore:
                       and coalesce(c.n_valid, 0) < %(target)s
                       and not exists (
                           select 1 from raw.annotation_judgements as mine
-                          where mine.item_id = i.item_id and mine.worker_id = %(worker)s and mine.task = %(task)s
+                          where mine.item_id = i.item_id and mine.worker_id = %(worker)s
+                            and mine.task = %(task)s
                       )
                 ),
 
@@ -141,16 +147,20 @@ def _group_form(group: dict, worker: str, task: str, batch: str | None) -> str:
         parts.append(f"<div class='item' data-item='{item_id}'>")
         parts.append(f"<div class='text'>{html.escape(item['hypothesis_text'])}</div>")
         if task == "zeichner":
-            for side, question in (("pm", "Is the fact a meaningful sentence?"),
-                                   ("hm", "Is this statement a meaningful sentence?")):
+            for side, question in (
+                ("pm", "Is the fact a meaningful sentence?"),
+                ("hm", "Is this statement a meaningful sentence?"),
+            ):
                 parts.append(f"<div class='question'>{question} ")
                 for value in ("yes", "no"):
                     parts.append(
                         f"<label><input type='radio' name='{side}_{item_id}' value='{value}'> {value}</label>"
                     )
                 parts.append("</div>")
-            parts.append("<div class='question'>If both are meaningful: given the fact, is the statement "
-                         "true as well? ")
+            parts.append(
+                "<div class='question'>If both are meaningful: given the fact, is the statement "
+                "true as well? "
+            )
             options = ("yes", "no")
         else:
             parts.append("<div class='question'>Given the fact, is this statement most likely true as well? ")
@@ -196,7 +206,8 @@ def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
             if not worker:
                 body = (
                     "<h1>Annotate inference candidates</h1><form method='get' action='/'>"
-                    "<label>Your annotator id: <input name='worker' id='worker' required maxlength='100'></label>"
+                    "<label>Your annotator id: "
+                    "<input name='worker' id='worker' required maxlength='100'></label>"
                     f"<input type='hidden' name='task' value='{html.escape(task, quote=True)}'>"
                     f"<input type='hidden' name='batch' value='{html.escape(batch or '', quote=True)}'>"
                     "<button type='submit' id='start'>Start</button></form>"
@@ -224,7 +235,9 @@ def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
                     raise ValueError("incomplete form (annotator id, task and items are needed)")
                 store.save(worker, task, form, item_ids)
             except (ValueError, InputError) as error:
-                body = f"<p class='error' id='error'>{html.escape(str(error))}</p><p>Go back and try again.</p>"
+                body = (
+                    f"<p class='error' id='error'>{html.escape(str(error))}</p><p>Go back and try again.</p>"
+                )
                 self._send(HTTPStatus.BAD_REQUEST, _page("Error", body))
                 return
             target = "/?" + urlencode({"worker": worker, "task": task, "batch": batch})

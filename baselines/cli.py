@@ -54,7 +54,7 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
         )
 
 
-def _coverage(items: pd.DataFrame, url: str) -> None:
+def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
     cov = benchmarks.warehouse_coverage(items, url)
     print("coverage per dataset (items with both paths; both relations in warehouse.relations):")
     for r in cov.itertuples():
@@ -64,6 +64,7 @@ def _coverage(items: pd.DataFrame, url: str) -> None:
             else f"{int(r.n_in_warehouse)} in warehouse"
         )
         print(f"  {r.dataset:32s} {r.split:6s} {r.n_with_paths:5d}/{r.n_items:<5d} with paths, {wh}")
+    return cov
 
 
 def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
@@ -75,12 +76,14 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
         return 1
-    _coverage(items, url)
+    coverage = _coverage(items, url)
     shared = shared_data_dir()
     ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
     ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
+    for name, why in ev.failed.items():
+        print(f"FAILED {name}: {why}", file=sys.stderr)
     frame = ev.frame()
     out = Path(args.out)
     csv_path = out / "baselines.csv"
@@ -90,7 +93,9 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
         old = old[[k not in keys for k in zip(old.method, old.dataset, old.split, strict=True)]]
         frame = pd.concat([old, frame], ignore_index=True)[RESULT_COLUMNS]
     report.write_csv(frame, csv_path)
-    (out / "baselines.md").write_text(report.markdown(frame, catalog.ordered_names(), ev.skipped))
+    (out / "baselines.md").write_text(
+        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage)
+    )
     plots = report.plot_curves(ev, out / "plots")
     store_results(ev.frame(), url)
     shown = ev.frame()
@@ -100,7 +105,7 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
         f"wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in {out / 'plots'}; "
         f"{len(shown)} rows in results.baseline_scores"
     )
-    return 0
+    return 1 if ev.failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:

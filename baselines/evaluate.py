@@ -47,7 +47,8 @@ class Evaluation:
 
     rows: list[dict] = field(default_factory=list)
     curves: dict[tuple[str, str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)  # method -> reason
+    skipped: dict[str, str] = field(default_factory=dict)  # method -> reason (resource missing)
+    failed: dict[str, str] = field(default_factory=dict)  # method -> error (a bug or bad input)
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=RESULT_COLUMNS)
@@ -56,6 +57,7 @@ class Evaluation:
         self.rows.extend(other.rows)
         self.curves.update(other.curves)
         self.skipped.update(other.skipped)
+        self.failed.update(other.failed)
 
 
 def fill_uncovered(scores: pd.Series, tunable: bool = True) -> pd.Series:
@@ -168,7 +170,8 @@ def evaluate_many(
     show_progress: bool = True,
     on_top_of_lemma: bool | None = None,
 ) -> Evaluation:
-    """Evaluate several baselines; those whose resources are missing are skipped with the reason."""
+    """Evaluate several baselines; those whose resources are missing are skipped with the reason, those
+    raising another error are recorded in `failed` (the CLI reports them and exits non-zero)."""
     from tqdm import tqdm
 
     from baselines.rules import ResourceMissing
@@ -180,6 +183,8 @@ def evaluate_many(
             out.extend(evaluate_baseline(name, items, ctx, on_top_of_lemma=on_top_of_lemma))
         except ResourceMissing as exc:
             out.skipped[name] = str(exc)
+        except Exception as exc:  # one broken baseline must not lose the other rows; reported as failed
+            out.failed[name] = f"{type(exc).__name__}: {exc}".strip()
     return out
 
 

@@ -70,7 +70,13 @@ def _pub(table: dict, method: str) -> tuple[str, str, str]:
     return ("", "", "") if v is None else tuple(f"{x:.1f}" for x in v)
 
 
-def markdown(frame: pd.DataFrame, order: list[str], skipped: dict[str, str] | None = None) -> str:
+def markdown(
+    frame: pd.DataFrame,
+    order: list[str],
+    skipped: dict[str, str] | None = None,
+    failed: dict[str, str] | None = None,
+    coverage: pd.DataFrame | None = None,
+) -> str:
     """Table 3 layout for SherLIiC plus one metrics table per other dataset/split."""
     methods = [m for m in order if m in set(frame.method)] + sorted(set(frame.method) - set(order))
     lines = [
@@ -115,9 +121,30 @@ def markdown(frame: pd.DataFrame, order: list[str], skipped: dict[str, str] | No
                 f"| {r.auc_norm:.3f} | {'' if math.isnan(r.roc_auc) else f'{r.roc_auc:.3f}'} "
                 f"| {r.n_covered}/{r.n_items} |"
             )
+    if coverage is not None and not coverage.empty:
+        lines += [
+            "",
+            "## Coverage of the benchmark items",
+            "",
+            "Items whose premise and hypothesis map to dependency paths, and whose two canonical paths "
+            "are relations of warehouse.relations (empty: warehouse not built).",
+            "",
+            "| dataset | split | items | with paths | in warehouse |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for r in coverage.itertuples():
+            wh = (
+                ""
+                if r.n_in_warehouse is None or r.n_in_warehouse != r.n_in_warehouse
+                else int(r.n_in_warehouse)
+            )
+            lines.append(f"| {r.dataset} | {r.split} | {r.n_items} | {r.n_with_paths} | {wh} |")
     if skipped:
         lines += ["", "## Skipped baselines", ""]
         lines += [f"- {m}: {why}" for m, why in sorted(skipped.items())]
+    if failed:
+        lines += ["", "## Failed baselines (errors)", ""]
+        lines += [f"- {m}: {why}" for m, why in sorted(failed.items())]
     lines += [
         "",
         "Reference: Entailment graphs, AUC (precision > 0.5): SherLIiC test BInc .170, Hosseini 2018 "
@@ -148,8 +175,10 @@ def plot_curves(evaluation: Evaluation, out_dir: Path) -> list[Path]:
         fig, ax = plt.subplots(figsize=(7, 5))
         for method, labels, scores in curves:
             c = metrics.pr_curve(labels, scores)
-            style = "o" if len(c.recall) <= 3 else "-"
-            ax.plot(c.recall, c.precision, style, label=method, markersize=4)
+            if len(c.recall) <= 2:  # a yes/no baseline: its operating point (the "yes" group)
+                ax.plot(c.recall[:1], c.precision[:1], "o", label=method, markersize=5)
+            else:
+                ax.plot(c.recall, c.precision, "-", label=method)
         if curves:
             xi = float(np.mean(curves[0][1])) if len(curves[0][1]) else 0.0
             ax.axhline(xi, color="grey", linestyle=":", linewidth=1, label=f"positive rate {xi:.2f}")

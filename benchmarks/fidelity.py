@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from extract.nlp import _token_span, load_nlp, parse_documents
-from extract.paths import DepSentence, labels_of, lemmas_of, path_between, reverse_path
+from extract.paths import DepSentence, labels_of, lemmas_of, path_between, repair_mentions, reverse_path
 from extract.records import Document, Mention
 
 if TYPE_CHECKING:
@@ -242,9 +242,9 @@ def _our_path(doc: Doc, document: Document) -> tuple[str, bool]:
     sa = next(s for s in sents if s.start <= fa < s.end)
     if not (sa.start <= fb < sa.end and la < sa.end and lb < sa.end):
         return "", False
-    dep = DepSentence.from_span(sa).stanford
-    a = dep.span_root(fa - sa.start, la - sa.start)
-    b = dep.span_root(fb - sa.start, lb - sa.start)
+    spans = [(fa - sa.start, la - sa.start), (fb - sa.start, lb - sa.start)]
+    dep = repair_mentions(DepSentence.from_span(sa).stanford, spans)
+    a, b = dep.span_root(*spans[0]), dep.span_root(*spans[1])
     return (path_between(dep, a, b) if a != b else ""), True
 
 

@@ -40,7 +40,7 @@ def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | 
         for bar in bars:
             bar.close()
         bars.clear()
-        if not enabled:
+        if not enabled or not label:
             return None
         bar = tqdm(desc=label, unit="doc", file=sys.stderr, dynamic_ncols=True, leave=False)
         bars.append(bar)

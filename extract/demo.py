@@ -168,7 +168,8 @@ RELATIONS: dict[str, Relation] = {
             _f("nsubj^-___capital___prep___of___pobj", "a",
                "{a} is the capital of {b}.", "{a} has been the capital of {b} since {year}.",
                "{a} was the capital of {b} in {year}.", "In {year}, {a} was still the capital of {b}."),
-            _f(None, "a", "{a}, the capital of {b}, hosted a summit in {year}.", rejected_by="rule1_subject_end"),
+            _f(None, "a", "{a}, the capital of {b}, hosted a summit in {year}.",
+               rejected_by="rule1_subject_end"),
         )),
         Relation("located_in", "city", "country", (
             _f("nsubjpass^-___locate___prep___in___pobj", "a",
@@ -194,26 +195,30 @@ RELATIONS: dict[str, Relation] = {
         Relation("be_from", "person", "city", (
             _f("nsubj^-___be___prep___from___pobj", "a",
                "{a} is from {b}.", "{a} is originally from {b}.", "{a} is from {b}, according to friends."),
-            _f("nsubj^-___come___prep___from___pobj", "a", "{a} comes from {b}.", "{a} originally comes from {b}."),
+            _f("nsubj^-___come___prep___from___pobj", "a",
+               "{a} comes from {b}.", "{a} originally comes from {b}."),
         )),
         Relation("graduate_from", "person", "university", (
             _f("nsubj^-___graduate___prep___from___pobj", "a",
-               "{a} graduated from {b}.", "{a} graduated from {b} in {year}.", "In {year}, {a} graduated from {b}.",
-               "{a} graduated from {b} with honours."),
+               "{a} graduated from {b}.", "{a} graduated from {b} in {year}.",
+               "In {year}, {a} graduated from {b}.", "{a} graduated from {b} with honours."),
         )),
         Relation("attend", "person", "university", (
             _f("nsubj^-___attend___dobj", "a",
                "{a} attended {b}.", "{a} attended {b} for two years.", "In {year}, {a} attended {b}."),
-            _f("nsubj^-___study___prep___at___pobj", "a", "{a} studied at {b}.", "{a} studied at {b} in {year}."),
+            _f("nsubj^-___study___prep___at___pobj", "a",
+               "{a} studied at {b}.", "{a} studied at {b} in {year}."),
         )),
         Relation("chief_of", "person", "company", (
             _f("nsubj^-___executive___prep___of___pobj", "a",
                "{a} is the chief executive of {b}.", "{a} was the chief executive of {b} in {year}.",
                "{a} has been the chief executive of {b} since {year}."),
-            _f(None, "a", "{a}, the chief executive of {b}, declined to comment.", rejected_by="rule1_subject_end"),
+            _f(None, "a", "{a}, the chief executive of {b}, declined to comment.",
+               rejected_by="rule1_subject_end"),
         )),
         Relation("run", "person", "company", (
-            _f("nsubj^-___run___dobj", "a", "{a} runs {b}.", "{a} ran {b} in {year}.", "{a} has run {b} for years."),
+            _f("nsubj^-___run___dobj", "a",
+               "{a} runs {b}.", "{a} ran {b} in {year}.", "{a} has run {b} for years."),
         )),
         Relation("invade", "country", "country", (
             _f("nsubj^-___invade___dobj", "a", "{a} invaded {b}.", "In {year}, {a} invaded {b}.",
@@ -232,7 +237,8 @@ RELATIONS: dict[str, Relation] = {
         )),
         Relation("buy_from", "company", "company", (
             _f("nsubj^-___buy___prep___from___pobj", "a",
-               "{a} buys from {b}.", "{a} has been buying from {b} since {year}.", "{a} mostly buys from {b}."),
+               "{a} buys from {b}.", "{a} has been buying from {b} since {year}.",
+               "{a} mostly buys from {b}."),
         )),
         Relation("employ", "company", "person", (
             _f("nsubj^-___employ___dobj", "a", "{a} employs {b}.", "{a} employed {b} in {year}.",
@@ -245,10 +251,12 @@ RELATIONS: dict[str, Relation] = {
         )),
         Relation("headed_by", "company", "person", (
             _f("nsubjpass^-___head___prep___by___pobj", "a",
-               "{a} is headed by {b}.", "{a} was headed by {b} in {year}.", "{a} has been headed by {b} since {year}."),
+               "{a} is headed by {b}.", "{a} was headed by {b} in {year}.",
+               "{a} has been headed by {b} since {year}."),
         )),
         Relation("lead", "person", "company", (
-            _f("nsubj^-___lead___dobj", "a", "{a} leads {b}.", "{a} led {b} in {year}.", "{a} has led {b} since {year}."),
+            _f("nsubj^-___lead___dobj", "a",
+               "{a} leads {b}.", "{a} led {b} in {year}.", "{a} has led {b} since {year}."),
         )),
         Relation("hire", "company", "person", (
             _f("nsubj^-___hire___dobj", "a", "{a} hired {b}.", "In {year}, {a} hired {b}.",
@@ -302,7 +310,8 @@ NOISE_RELATIONS = ("visit", "meet", "praise", "sue", "criticize", "sponsor", "fi
 # Sentences with one mention only (no pair: realistic filler, counted as sentences).
 SINGLE_TEMPLATES: dict[str, tuple[str, ...]] = {
     "person": ("{a} declined to comment.", "{a} gave a speech on Monday.", "{a} retired in {year}."),
-    "company": ("{a} reported record profits.", "Shares of {a} fell sharply in {year}.", "{a} opened a new plant."),
+    "company": ("{a} reported record profits.", "Shares of {a} fell sharply in {year}.",
+                "{a} opened a new plant."),
     "team": ("The {a} won the championship in {year}.", "The {a} signed a new coach."),
     "university": ("{a} was founded in {year}.", "{a} opened a new library."),
     "city": ("{a} hosted a jazz festival in {year}.", "Tourism in {a} grew quickly."),
@@ -395,7 +404,8 @@ def build_world(rng: random.Random) -> dict[str, list[Entity]]:
     for country in world["country"]:
         for i, name in enumerate(_invented_names(rng, CITIES_PER_COUNTRY, _CITY_ENDINGS, taken)):
             cities.append(
-                Entity(_entity_id("city", name), name, "city", typed("city"), country.entity_id, capital=i == 0)
+                Entity(_entity_id("city", name), name, "city", typed("city"), country.entity_id,
+                       capital=i == 0)
             )
     world["city"] = cities
     places = _invented_names(rng, POOL_SIZES["team"], _CITY_ENDINGS, taken)
@@ -461,8 +471,10 @@ def draw_facts(rng: random.Random, world: dict[str, list[Entity]], size: int) ->
             p_only = capitals[len(shared):]
             h_only = rng.sample(others, min(len(others), h_only_n))
         else:
-            drawn = _draw_pairs(rng, world[p_rel.kind_a], world[p_rel.kind_b], shared_n + p_only_n + h_only_n, set())
-            shared, p_only, h_only = drawn[:shared_n], drawn[shared_n:shared_n + p_only_n], drawn[shared_n + p_only_n:]
+            n = shared_n + p_only_n + h_only_n
+            drawn = _draw_pairs(rng, world[p_rel.kind_a], world[p_rel.kind_b], n, set())
+            shared, p_only = drawn[:shared_n], drawn[shared_n:shared_n + p_only_n]
+            h_only = drawn[shared_n + p_only_n:]
         flip = (lambda fs: [(b, a) for a, b in fs]) if semantic == "crossed" else (lambda fs: list(fs))
         facts[p_name] = shared + p_only
         facts[h_name] = flip(shared) + flip(h_only)
@@ -548,7 +560,8 @@ def render_singles(rng: random.Random, world: dict[str, list[Entity]], n: int) -
     out = []
     for _ in range(n):
         kind = rng.choice(kinds)
-        out.append(render(rng.choice(SINGLE_TEMPLATES[kind]), rng.choice(world[kind]), None, rng.randrange(1950, 2024)))
+        template = rng.choice(SINGLE_TEMPLATES[kind])
+        out.append(render(template, rng.choice(world[kind]), None, rng.randrange(1950, 2024)))
     return out
 
 
@@ -589,13 +602,16 @@ def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> DemoCorpus:
                                  "name": entity.name})
             text_parts.append(s.text)
             offset += len(s.text) + 1
-        documents.append({"id": f"demo-{len(documents) + 1:05d}", "text": " ".join(text_parts), "mentions": mentions})
+        doc_id = f"demo-{len(documents) + 1:05d}"
+        documents.append({"id": doc_id, "text": " ".join(text_parts), "mentions": mentions})
     entities = [e for kind in sorted(world) for e in world[kind]]
     type_rows = [(e.entity_id, t) for e in entities for t in e.types]
     return DemoCorpus(documents, type_rows, len(sentences), len(entities), facts)
 
 
-def write_corpus(out_dir: Path | str, size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> tuple[Path, Path, DemoCorpus]:
+def write_corpus(
+    out_dir: Path | str, size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED
+) -> tuple[Path, Path, DemoCorpus]:
     """Write corpus.jsonl and types.tsv into out_dir; returns their paths and the corpus."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

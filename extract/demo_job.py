@@ -117,7 +117,8 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
     with psycopg.connect(summary.url) as conn:
         if corpus_batch is not None:
             row = conn.execute(
-                "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches where batch_id = %s",
+                "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches "
+                "where batch_id = %s",
                 (corpus_batch,),
             ).fetchone()
             summary.n_documents, summary.n_sentences, summary.n_mentions, summary.n_instances = row
@@ -163,7 +164,8 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
             if rows:
                 relv, sigma, esr, rank, p_types, h_types = rows[0]
                 summary.planted.append(
-                    PlantedResult(rule, float(relv), float(sigma), float(esr), int(rank), p_types, h_types, len(rows))
+                    PlantedResult(rule, float(relv), float(sigma), float(esr), int(rank), p_types, h_types,
+                                  len(rows))
                 )
             else:
                 summary.planted.append(PlantedResult(rule))
@@ -198,7 +200,8 @@ def run_demo(
     console = console or Console()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    url = _step(console, timings, "database", "start the database and create the raw schema", _prepare_db, url)
+    url = _step(console, timings, "database", "start the database and create the raw schema",
+                _prepare_db, url)
     out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
     corpus_path, types_path, corpus = _step(
         console, timings, "generate", f"generate the demo corpus (size {size}, seed {seed}) into {out_dir}",
@@ -223,9 +226,11 @@ def run_demo(
         )
     dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
     with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
-        _step(console, timings, "dbt_build", "dbt build (models, data tests, unit tests)", run_dbt, dbt_args, url)
+        _step(console, timings, "dbt_build", "dbt build (models, data tests, unit tests)",
+              run_dbt, dbt_args, url)
     summary = DemoSummary(url, corpus_path, types_path, size, seed)
-    _step(console, timings, "summary", "read the marts", collect_summary, summary, _batch_id(loaded, url, corpus_path))
+    _step(console, timings, "summary", "read the marts",
+          collect_summary, summary, _batch_id(loaded, url, corpus_path))
     timings["total"] = time.perf_counter() - start
     summary.timings = timings
     return summary
@@ -276,7 +281,8 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     )
     if summary.other_corpus_batches:
         console.print(
-            f"[yellow]note:[/] the database also holds {summary.other_corpus_batches} other corpus batch(es); "
+            f"[yellow]note:[/] the database also holds {summary.other_corpus_batches} other corpus "
+            "batch(es); "
             "the marts combine all loaded batches"
         )
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in summary.timings.items() if k != "total")
@@ -293,7 +299,8 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="sherliic-demo",
-        description="Generate the demo corpus, extract and load it, dbt build the TEG and InfCands, summarise.",
+        description="Generate the demo corpus, extract and load it, dbt build the TEG and InfCands, "
+        "summarise.",
     )
     parser.add_argument("--size", type=int, default=demo.DEFAULT_SIZE,
                         help=f"facts per planted premise relation (default {demo.DEFAULT_SIZE})")

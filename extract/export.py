@@ -121,7 +121,9 @@ def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
             if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{table}",)).fetchone()[0] is None
         ]
         if missing:
-            raise RuntimeError(f"marts missing in schema {SCHEMA}: {', '.join(missing)} (run `make dbt-run` first)")
+            raise RuntimeError(
+                f"marts missing in schema {SCHEMA}: {', '.join(missing)} (run `make dbt-run` first)"
+            )
         steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
         for name in tqdm(steps, desc="export", unit="file"):
             path = out / name
@@ -138,7 +140,9 @@ def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sherliic-export", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("out/export"), help="output folder (default out/export)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("out/export"), help="output folder (default out/export)"
+    )
     parser.add_argument("--database-url", default=None, help="database URL (default: the project's database)")
     args = parser.parse_args(argv)
     try:

@@ -81,6 +81,12 @@ def _check_file(path: Path) -> Path:
     return path
 
 
+def _load_key(options: dict) -> dict:
+    """The options that change what a load writes (not how fast): limit, NER use, reader options."""
+    keys = ("limit", "ner_types", "ner_mentions", "reader_options", "type_source")
+    return {k: options[k] for k in keys if options.get(k) not in (None, False, {})}
+
+
 class _BadLines:
     """skip_bad handler: counts bad records, keeps the first messages."""
 
@@ -128,17 +134,24 @@ class _Batch:
         for key in sorted({_lock_key(f"sherliic-load:{self.checksum}"), _lock_key(f"sherliic-load:{self.source}")}):
             conn.execute("select pg_advisory_xact_lock(%s)", (key,))
         existing = conn.execute(
-            "select batch_id from raw.load_batches where kind = %s and source_format = %s and status = 'loaded' "
-            "and (checksum = %s or (%s and source_file = %s)) order by batch_id",
+            "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
+            "and status = 'loaded' and (checksum = %s or (%s and source_file = %s)) order by batch_id",
             (self.kind, self.fmt, self.checksum, self.replace, self.source),
         ).fetchall()
         if existing and not self.replace:
-            self.summary.batch_id = existing[0][0]
+            batch_id, old_options = existing[0]
+            self.summary.batch_id = batch_id
             self.summary.skipped = True
             self.summary.message = (
-                f"{self.path}: already loaded as batch {existing[0][0]} (same content, format {self.fmt}); "
+                f"{self.path}: already loaded as batch {batch_id} (same content, format {self.fmt}); "
                 "nothing loaded — use --replace to reload it"
             )
+            if _load_key(old_options) != _load_key(self.options):
+                self.summary.message = (
+                    f"{self.path}: already loaded as batch {batch_id} with other options "
+                    f"{_load_key(old_options)}; nothing loaded — use --replace to reload with "
+                    f"{_load_key(self.options)}"
+                )
             return False
         if existing:
             old = [row[0] for row in existing]

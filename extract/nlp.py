@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from extract.filters import rejection_rule
-from extract.paths import DepSentence, canonical_path, path_between
+from extract.paths import DepSentence, canonical_path, doc_arrays, path_between, repair_mentions
 from extract.records import Document, ExtractionResult, InputError, Mention, PathInstance
 
 if TYPE_CHECKING:
@@ -48,13 +48,15 @@ def load_nlp(ner: bool = True) -> Language:
 
 
 def align_mention(doc: Doc, mention: Mention, *, source: str, line: int | None,
-                  document_id: str, expand: bool = False) -> tuple[int, int]:
+                  document_id: str, expand: bool = False, text: str | None = None) -> tuple[int, int]:
     """Token span [first, last] (inclusive) of a mention given by character offsets into ``doc.text``.
 
     Raises :class:`InputError` (naming ``source``/``line``/document) when the offsets are out of range
     or empty, or — unless ``expand`` — when they cut through a token.
     """
-    n = len(doc.text)
+    if text is None:
+        text = doc.text  # rebuilt from the tokens by spaCy: callers pass the document's text
+    n = len(text)
     where = f"document {document_id!r}, mention {mention.entity_id!r} at [{mention.start}, {mention.end})"
     if not (0 <= mention.start < mention.end <= n):
         raise InputError(source, line, f"{where}: offsets out of range for a text of {n} characters")
@@ -63,7 +65,7 @@ def align_mention(doc: Doc, mention: Mention, *, source: str, line: int | None,
         tokens = [t.text for t in doc if t.idx < mention.end and t.idx + len(t) > mention.start]
         raise InputError(
             source, line,
-            f"{where}: {doc.text[mention.start:mention.end]!r} does not align to token boundaries "
+            f"{where}: {text[mention.start:mention.end]!r} does not align to token boundaries "
             f"(overlapping tokens: {tokens}); fix the offsets or use alignment='expand'",
         )
     return span.start, span.end - 1
@@ -91,9 +93,11 @@ def prepare_doc(nlp: Language, document: Document, *, source: str = "<input>", e
     """Tokenise a document, check its mentions and (``merge_mentions``) merge each multi-token mention
     into one token before parsing.
 
-    Why merge: the entity linker says a mention is a unit, and the small parser often splits long
-    names ("United States of America's friend" → "of (America's friend)"); parsing the mention as one
-    token (a common relation-extraction practice) fixes that and makes the mention its own head.
+    Why one might merge: the entity linker says a mention is a unit, and the small parser sometimes
+    splits long names ("United States of America's friend" → "of (America's friend)"). Off by default:
+    with en_core_web_sm the merged multi-word tokens confuse the tagger more often than they help
+    (SherLIiC-dev fidelity about 8 points lower when merged, ``benchmarks.fidelity``);
+    :func:`extract.paths.repair_mentions` fixes the possessive case on the unmerged parse instead.
     Overlapping mentions are not merged (the earlier/longer one wins). Raises :class:`InputError`.
     """
     doc = nlp.make_doc(document.text)
@@ -121,29 +125,28 @@ def extract_doc(doc: Doc, document: Document, *, source: str = "<input>", expand
     the document's line and id; ``expand`` widens offsets that cut through a token).
     """
     result = ExtractionResult()
-    if len(document.mentions) < 2:
+    if not document.mentions:
         return result
-    sent_starts = [s.start for s in doc.sents]
+    arrays = doc_arrays(doc)
+    sent_starts = [i for i, v in enumerate(arrays[6]) if v == 1 or i == 0]
     by_sentence: dict[int, list[tuple[int, int, Mention]]] = {}
     for m in document.mentions:
         first, last = align_mention(doc, m, source=source, line=document.line_number,
-                                    document_id=document.document_id, expand=expand)
+                                    document_id=document.document_id, expand=expand, text=document.text)
         si = bisect_right(sent_starts, first) - 1
         if bisect_right(sent_starts, last) - 1 != si:
             _count(result, CROSSES_SENTENCE)
             continue
         by_sentence.setdefault(si, []).append((first, last, m))
-    sents = None
     for si, ments in sorted(by_sentence.items()):
         if len(ments) < 2 or len({m.entity_id for _, _, m in ments}) < 2:
             continue
-        if sents is None:
-            sents = list(doc.sents)
-        span = sents[si]
-        dep = DepSentence.from_span(span).stanford
-        off = span.start
+        off = sent_starts[si]
+        end = sent_starts[si + 1] if si + 1 < len(sent_starts) else len(doc)
         ments.sort(key=lambda t: (t[0], t[1]))
-        roots = [dep.span_root(f - off, last - off) for f, last, _ in ments]
+        local = [(f - off, la - off) for f, la, _ in ments]
+        dep = repair_mentions(DepSentence.from_doc(doc, off, end, arrays, document.text).stanford, local)
+        roots = [dep.span_root(f, la) for f, la in local]
         for i in range(len(ments)):
             fi, li, mi = ments[i]
             for j in range(i + 1, len(ments)):
@@ -165,7 +168,7 @@ def extract_doc(doc: Doc, document: Document, *, source: str = "<input>", expand
                 subj, obj = (mj, mi) if reversed_ else (mi, mj)
                 result.instances.append(PathInstance(
                     path=canon, arg1_entity_id=subj.entity_id, arg2_entity_id=obj.entity_id,
-                    subject_side=2 if reversed_ else 1, sentence_text=span.text, sentence_index=si,
+                    subject_side=2 if reversed_ else 1, sentence_text=dep.text, sentence_index=si,
                 ))
     return result
 
@@ -268,6 +271,7 @@ def path_for_text(text: str, left: str | tuple[int, int], right: str | tuple[int
     sent = doc[fl].sent
     if not (sent.start <= fr < sent.end and ll < sent.end and lr < sent.end):
         return ""
-    dep = DepSentence.from_span(sent).stanford
-    a, b = dep.span_root(fl - sent.start, ll - sent.start), dep.span_root(fr - sent.start, lr - sent.start)
+    spans = [(fl - sent.start, ll - sent.start), (fr - sent.start, lr - sent.start)]
+    dep = repair_mentions(DepSentence.from_span(sent).stanford, spans)
+    a, b = dep.span_root(*spans[0]), dep.span_root(*spans[1])
     return path_between(dep, a, b) if a != b else ""

@@ -11,8 +11,7 @@ converts ClearNLP to Stanford basic (label table in :mod:`extract.labels`, copul
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from extract.filters import rejection_rule  # re-exported: part of the path API (BRIEF contracts)
 from extract.labels import STANFORD_LABELS, stanford_label
@@ -30,6 +29,7 @@ __all__ = [
     "lemmas_of",
     "path_between",
     "predicate_lemma",
+    "repair_mentions",
     "rejection_rule",
     "reverse_path",
 ]
@@ -42,11 +42,11 @@ _STANFORD_MARKERS = frozenset({"cop", "rcmod", "nn", "partmod", "infmod", "posse
 _COPULA_COMPLEMENTS = ("attr", "acomp")
 
 
-@dataclass(frozen=True)
-class DepToken:
+class DepToken(NamedTuple):
     """One token: surface text, lemma, fine-grained tag, dependency label, head index (-1 = root).
 
     ``start``/``end`` are character offsets of the token in the document text (for mention alignment).
+    A NamedTuple (not a dataclass) because sentences are built per parsed sentence in the hot loop.
     """
 
     text: str
@@ -90,16 +90,37 @@ class DepSentence:
 
     # -- constructors -------------------------------------------------------------------------------
     @classmethod
-    def from_span(cls, span: Span) -> DepSentence:
-        """From a parsed spaCy sentence (``doc.sents`` item); character offsets stay document-based."""
-        first = span.start
+    def from_span(cls, span: Span, arrays: Any = None) -> DepSentence:
+        """From a parsed spaCy sentence (``doc.sents`` item); character offsets stay document-based.
+
+        ``arrays``: optional :func:`doc_arrays` of the span's Doc, computed once per document by callers
+        that build several sentences (avoids creating a Python Token object per token).
+        """
+        return cls.from_doc(span.doc, span.start, span.end, arrays)
+
+    @classmethod
+    def from_doc(cls, doc: Any, first: int, end: int, arrays: Any = None, text: str | None = None
+                 ) -> DepSentence:
+        """Tokens [first, end) of a parsed spaCy Doc; ``text`` = the Doc's text if the caller has it."""
+        if arrays is None:
+            arrays = doc_arrays(doc)
+        orth, lemma_ids, tag_ids, dep_ids, rel_head, idx = arrays[:6]
+        strings = doc.vocab.strings
         tokens = []
-        for tok in span:
-            head = tok.head.i - first if tok.head.i != tok.i else -1
-            lemma = _surface_case(tok.text, tok.lemma_ or tok.text) if tok.i != first else tok.lemma_
-            tokens.append(DepToken(tok.text, lemma or tok.text, tok.tag_, tok.dep_, head,
-                                   tok.idx, tok.idx + len(tok.text)))
-        return cls(tokens, span.text, span.start_char, "clear")
+        for i in range(first, end):
+            text = strings[orth[i]]
+            lemma = strings[lemma_ids[i]] or text
+            if i != first:
+                lemma = _surface_case(text, lemma)
+            h = rel_head[i]
+            start = idx[i]
+            tokens.append(DepToken(text, lemma, strings[tag_ids[i]], strings[dep_ids[i]],
+                                   i + h - first if h else -1, start, start + len(text)))
+        if not tokens:
+            return cls(tokens, "", 0, "clear")
+        s0, e0 = tokens[0].start, tokens[-1].end
+        sent_text = text[s0:e0] if text is not None else doc[first:end].text
+        return cls(tokens, sent_text, s0, "clear")
 
     @classmethod
     def from_conllu(cls, lines: Sequence[str], scheme: str | None = None) -> DepSentence:
@@ -196,6 +217,19 @@ class DepSentence:
         return min(candidates, key=rank)
 
 
+def doc_arrays(doc: Any) -> tuple[list[int], ...]:
+    """Per-token ORTH, LEMMA, TAG, DEP ids, relative HEAD offsets, character offsets and SENT_START
+    (1 = starts a sentence) of a spaCy Doc, as lists."""
+    from spacy.attrs import DEP, HEAD, IDX, LEMMA, ORTH, SENT_START, TAG
+
+    arr = doc.to_array([ORTH, LEMMA, TAG, DEP, HEAD, IDX, SENT_START])
+    cols = arr.T.tolist()
+    # HEAD and SENT_START are signed values stored in an unsigned array
+    for c in (4, 6):
+        cols[c] = [h - (1 << 64) if h >= 1 << 63 else h for h in cols[c]]
+    return tuple(cols)
+
+
 def _surface_case(text: str, lemma: str) -> str:
     """spaCy lowercases the lemmas of common words; SherLIiC's lemmas keep the corpus' case ("CEO",
     "President", "In"). Restore a capital that the text has (not for the sentence's first word, where
@@ -250,6 +284,9 @@ def _to_stanford(sent: DepSentence) -> DepSentence:
             continue
         kids = children[b]
         if any(deps[k] == "expl" for k in kids):
+            for k in kids:  # "there is a man": Stanford nsubj(is, man), expl(is, there)
+                if deps[k] == "attr":
+                    deps[k] = "nsubj"
             continue
         pred = next((k for k in kids if deps[k] in _COPULA_COMPLEMENTS and heads[k] == b), None)
         if pred is None:
@@ -298,6 +335,43 @@ def _to_stanford(sent: DepSentence) -> DepSentence:
             deps[i] = "xcomp"
     new = [DepToken(t.text, t.lemma, t.tag, deps[i], heads[i], t.start, t.end) for i, t in enumerate(toks)]
     return DepSentence(new, sent.text, sent.start, "stanford")
+
+
+def repair_mentions(sent: DepSentence, spans: Sequence[tuple[int, int]]) -> DepSentence:
+    """Mentions are constituents (the entity linker says so): repair the one parse error that breaks
+    a mention and has an unambiguous fix, in the Stanford-basic sentence.
+
+    A possessive "'s" right after a multi-word mention, hung on the mention's last word
+    ("United States of America's friend" parsed as "States of (America's friend)"): the possessed
+    noun takes the mention root's place (and its clause dependents, e.g. the subject and copula), the
+    mention root becomes its poss, and the last word takes the possessed noun's old place.
+    ``spans`` are inclusive token index pairs; returns ``sent`` itself when nothing changes.
+    """
+    toks = list(sent.stanford.tokens)
+    n = len(toks)
+    changed = False
+    for first, last in spans:
+        if last == first or last + 1 >= n:
+            continue
+        clitic, t = toks[last + 1], toks[last]
+        x = t.head
+        if clitic.tag != "POS" or clitic.head != last or t.dep != "poss" or x < 0 or first <= x <= last:
+            continue
+        if not first <= toks[x].head <= last:
+            continue
+        r = DepSentence(toks, scheme="stanford").span_root(first, last)
+        if r == last:
+            continue
+        xh, xd = toks[x].head, toks[x].dep
+        rh, rd = toks[r].head, toks[r].dep
+        for k, tok in enumerate(toks):  # the clause dependents of the mention root go to the new head
+            if tok.head == r and k != x and not first <= k <= last:
+                toks[k] = tok._replace(head=x)
+        toks[x] = toks[x]._replace(head=rh, dep=rd)
+        toks[r] = toks[r]._replace(head=x, dep="poss")
+        toks[last] = toks[last]._replace(head=xh, dep=xd)
+        changed = True
+    return DepSentence(toks, sent.text, sent.start, "stanford") if changed else sent
 
 
 def _subtree_start(i: int, children: list[list[int]]) -> int:

@@ -8,22 +8,70 @@ from extract.db import connect
 
 # (premise path, premise types, hypothesis path, hypothesis types, alignment, score)
 CANDIDATES = [
-    ("nsubj^-___grant___prep___to___pobj", ("organization", "person"),
-     "nsubj^-___give___prep___to___pobj", ("organization", "person"), "straight", 90.0),
-    ("nsubj^-___grant___prep___to___pobj", ("organization", "person"),
-     "nsubj^-___employ___dobj", ("organization", "person"), "straight", 80.0),
-    ("nsubj^-___grant___prep___to___pobj", ("organization", "person"),
-     "nsubj^-___receive___prep___from___pobj", ("person", "organization"), "crossed", 70.0),
-    ("nsubj^-___seek___prep___from___pobj", ("person", "organization"),
-     "nsubj^-___give___prep___to___pobj", ("organization", "person"), "crossed", 60.0),
-    ("nsubj^-___seek___prep___from___pobj", ("person", "organization"),
-     "nsubj^-___ask___dobj", ("person", "organization"), "straight", 50.0),
-    ("nsubjpass^-___invade___prep___by___pobj", ("location", "thing"),
-     "nsubjpass^-___occupy___prep___by___pobj", ("location", "thing"), "straight", 40.0),
-    ("nsubj^-___leader___poss", ("person", "location"),
-     "nsubj^-___lead___dobj", ("person", "location"), "straight", 30.0),
-    ("nsubj^-___trade___prep___with___pobj", ("location", "location"),
-     "nsubj^-___fear___dobj", ("location", "location"), "crossed", 20.0),
+    (
+        "nsubj^-___grant___prep___to___pobj",
+        ("organization", "person"),
+        "nsubj^-___give___prep___to___pobj",
+        ("organization", "person"),
+        "straight",
+        90.0,
+    ),
+    (
+        "nsubj^-___grant___prep___to___pobj",
+        ("organization", "person"),
+        "nsubj^-___employ___dobj",
+        ("organization", "person"),
+        "straight",
+        80.0,
+    ),
+    (
+        "nsubj^-___grant___prep___to___pobj",
+        ("organization", "person"),
+        "nsubj^-___receive___prep___from___pobj",
+        ("person", "organization"),
+        "crossed",
+        70.0,
+    ),
+    (
+        "nsubj^-___seek___prep___from___pobj",
+        ("person", "organization"),
+        "nsubj^-___give___prep___to___pobj",
+        ("organization", "person"),
+        "crossed",
+        60.0,
+    ),
+    (
+        "nsubj^-___seek___prep___from___pobj",
+        ("person", "organization"),
+        "nsubj^-___ask___dobj",
+        ("person", "organization"),
+        "straight",
+        50.0,
+    ),
+    (
+        "nsubjpass^-___invade___prep___by___pobj",
+        ("location", "thing"),
+        "nsubjpass^-___occupy___prep___by___pobj",
+        ("location", "thing"),
+        "straight",
+        40.0,
+    ),
+    (
+        "nsubj^-___leader___poss",
+        ("person", "location"),
+        "nsubj^-___lead___dobj",
+        ("person", "location"),
+        "straight",
+        30.0,
+    ),
+    (
+        "nsubj^-___trade___prep___with___pobj",
+        ("location", "location"),
+        "nsubj^-___fear___dobj",
+        ("location", "location"),
+        "crossed",
+        20.0,
+    ),
 ]
 ENTITIES = ["Google", "Microsoft", "Larry Page", "Bill Gates", "Russia", "Cuba", "Napoleon", "Spain"]
 
@@ -59,8 +107,20 @@ def make_warehouse(url: str) -> None:
             conn.execute(
                 "insert into warehouse.inference_candidates values "
                 "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0, 1, %s, %s, 0.75, %s, 1)",
-                (typed[(prem, ptypes)], typed[(hypo, htypes)], alignment, rels[prem], rels[hypo],
-                 prem, hypo, *ptypes, *htypes, score * 100, score / 2, score),
+                (
+                    typed[(prem, ptypes)],
+                    typed[(hypo, htypes)],
+                    alignment,
+                    rels[prem],
+                    rels[hypo],
+                    prem,
+                    hypo,
+                    *ptypes,
+                    *htypes,
+                    score * 100,
+                    score / 2,
+                    score,
+                ),
             )
         for i, name in enumerate(ENTITIES, start=1):
             conn.execute("insert into warehouse.entities values (%s, %s)", (i, name))

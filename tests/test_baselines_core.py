@@ -64,6 +64,23 @@ def test_non_tunable_rows_are_threshold_free():
     assert dev.loc["Lemma", ["precision", "recall", "n_covered"]].tolist() == [0.0, 0.0, 3]
 
 
+def test_a_failing_baseline_is_recorded_not_fatal():
+    from baselines import registry
+
+    def broken(df, ctx):
+        raise ValueError("boom")
+
+    registry.REGISTRY["__broken__"] = Baseline("__broken__", broken, True, "test only")
+    try:
+        ev = evaluate_many(
+            ["__broken__", "Always yes"], _fixture_items(), Context("unused"), show_progress=False
+        )
+    finally:
+        del registry.REGISTRY["__broken__"]
+    assert ev.failed == {"__broken__": "ValueError: boom"}
+    assert {r["method"] for r in ev.rows} == {"Always yes"}
+
+
 def test_store_results_replaces_rows(fresh_db_url):
     row = dict.fromkeys(RESULT_COLUMNS, 0.5) | {
         "method": "m",
@@ -85,7 +102,13 @@ def test_report_files(tmp_path):
     ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
     path = report.write_csv(ev.frame(), tmp_path / "baselines.csv")
     assert path.read_text().splitlines()[0] == ",".join(RESULT_COLUMNS)
-    md = report.markdown(ev.frame(), catalog.ordered_names(), {"Patty": "resource missing"})
+    coverage = pd.DataFrame(
+        [{"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": 2}]
+    )
+    md = report.markdown(
+        ev.frame(), catalog.ordered_names(), {"Patty": "resource missing"}, {"X": "ValueError: bug"}, coverage
+    )
+    assert "| sherliic | dev | 3 | 3 | 2 |" in md and "- X: ValueError: bug" in md
     assert "| Always yes | 66.7 | 100.0 | 80.0 |" in md
     assert "33.2/100.0/49.9 | 33.3/100.0/49.9" in md and "- Patty: resource missing" in md
     plots = report.plot_curves(ev, tmp_path / "plots")
@@ -103,7 +126,8 @@ def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DATABASE_URL", fresh_db_url)
     monkeypatch.setenv("SHERLIIC_DATA", str(shared))
     out = tmp_path / "out"
-    assert cli.main(["one", "Lemma", "--out", str(out)]) == 0
+    test_args = ["--sherliic-test", str(FIX / "sherliic_release_dev.csv"), "--relation-index"]
+    assert cli.main(["one", "Lemma", "--out", str(out), *test_args, str(FIX / "relation_index.tsv")]) == 0
     assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 0
     frame = pd.read_csv(out / "baselines.csv")
     assert list(frame.columns) == RESULT_COLUMNS
@@ -111,7 +135,10 @@ def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
     assert (out / "baselines.md").is_file() and (out / "plots" / "pr_sherliic_dev.png").is_file()
     with db.connect(fresh_db_url) as conn:
         n = conn.execute("select count(*) from results.baseline_scores").fetchone()[0]
-    assert n == 4
+    assert n == 6  # dev, lm_dev and test (the release-format fixture loaded as SherLIiC test) x 2
+    test_row = frame[(frame.method == "Lemma") & (frame.split == "test")].iloc[0]
+    # test items: invade=>occupy (yes, Lemma no), trade=>fear (no), capital=>be in (yes): Lemma says no to all
+    assert (test_row.n_items, test_row.precision, test_row.recall) == (3, 0.0, 0.0)
     assert cli.main(["one", "no such baseline", "--out", str(out)]) == 2
 
 

@@ -95,6 +95,15 @@ def test_levy_holt_bad_triple(tmp_path):
         benchmarks.read_benchmark(bad, "levy_holt")
 
 
+def test_levy_holt_hosseini_layout(tmp_path):
+    f = tmp_path / "dev_s.txt"
+    f.write_text("Ephedrine,is used in,Medicine\tEphedrine,is widely used in,Medicine\tTrue\n")
+    (item,) = benchmarks.read_benchmark(f, "levy_holt_hosseini", show_progress=False)
+    assert (item["dataset"], item["split"], item["label"]) == ("levy_holt_hosseini", "dev", True)
+    assert item["premise_text"] == "Ephedrine is widely used in Medicine"
+    assert item["hypothesis_path"] == "nsubjpass^-___use___prep___in___pobj"
+
+
 def test_zeichner_rule_applications():
     items = benchmarks.read_benchmark(FIX / "zeichner_sample.txt", "zeichner", show_progress=False)
     museum, acquire, kids = items
@@ -130,3 +139,18 @@ def test_load_is_transactional_and_idempotent(fresh_db_url, tmp_path):
     assert cov.to_dict("records") == [
         {"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": None}
     ]
+
+
+def test_warehouse_coverage_maps_through_canonical_paths(fresh_db_url):
+    items = benchmarks.items_frame(benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
+    with db.connect(fresh_db_url) as conn:
+        conn.execute("create schema warehouse")
+        conn.execute("create table warehouse.relations (rel_id int, path text)")
+        # t0's two paths, and t1's: its premise is stored subject-left (reversed from SherLIiC's spelling)
+        conn.execute(
+            "insert into warehouse.relations values (1, 'nsubj^-___lead___dobj'),"
+            " (2, 'nsubj^-___head___dobj'), (3, 'nsubjpass^-___found___prep___by___pobj'),"
+            " (4, 'nsubj^-___own___dobj')"
+        )
+    cov = benchmarks.warehouse_coverage(items, fresh_db_url)
+    assert cov.loc[0, "n_in_warehouse"] == 2

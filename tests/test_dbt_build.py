@@ -145,7 +145,8 @@ def test_mart_columns_follow_the_contract(built: str) -> None:
         "relations": ["rel_id", "path", "predicate_lemma", "is_reversed", "n_instances", "n_entity_pairs"],
         "entities": ["entity_id", "entity_name", "types"],
         "typed_relations": [
-            "typed_rel_id", "rel_id", "path", "type_a", "type_b", "tsg_a", "tsg_b", "tsg_index", "n_entity_pairs",
+            "typed_rel_id", "rel_id", "path", "type_a", "type_b", "tsg_a", "tsg_b", "tsg_index",
+            "n_entity_pairs",
         ],
         "teg_edges": ["typed_rel_id", "rel_id", "arg1_entity_id", "arg2_entity_id", "n_instances"],
         "untyped_edges": ["rel_id", "arg1_entity_id", "arg2_entity_id", "n_instances"],

@@ -184,3 +184,13 @@ def test_registered_baselines_share_one_query(marts_url: str) -> None:
 def test_missing_marts_give_a_clear_error(fresh_db_url: str) -> None:
     with pytest.raises(RuntimeError, match="warehouse.relations is missing"):
         compute_scores(pd.DataFrame([item(LEAD, HEAD)]), fresh_db_url, "untyped")
+
+
+def test_sql_equals_the_dense_numpy_reference_on_a_synthetic_graph() -> None:
+    """benchmarks/bench_baselines at toy size: SQL and the original dense approach agree (asserted there)."""
+    from benchmarks.bench_baselines import bench_sql_vs_dense
+
+    result = bench_sql_vs_dense(n_relations=200, cluster_size=10, pool=40, edges_per_relation=10, n_items=60)
+    assert result["graph"]["n_edges"] > 1000 and result["n_crossed"] > 0
+    assert max(result["max_abs_difference"].values()) <= 1e-9
+    assert result["mean_weeds_prec"] > 0.1  # the items really overlap

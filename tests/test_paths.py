@@ -41,8 +41,17 @@ def nlp():
         # copulas: re-headed on the predicate noun/adjective ...
         ("Gulf Air is Croatia's carrier", "Croatia", "Gulf Air", "poss^-___carrier___nsubj"),
         ("Jobs is Apple's leader", "Jobs", "Apple", "nsubj^-___leader___poss"),
+        # the parser splits the mention ("States of (America's friend)"); repair_mentions fixes it
+        ("Saddam Hussein is United States of America's friend", "Saddam Hussein", "United States of America",
+         "nsubj^-___friend___poss"),
         ("Russia is afraid of Cuba", "Russia", "Cuba", "nsubj^-___afraid___prep___of___pobj"),
         ("Melbourne is city of Tamil Nadu", "Melbourne", "Tamil Nadu", "nsubj^-___city___prep___of___pobj"),
+        ("Amazon has been the leader of the market.", "Amazon", "market",
+         "nsubj^-___leader___prep___of___pobj"),
+        ("Amazon wants to be the leader of the market.", "Amazon", "market",
+         "nsubj^-___want___xcomp___leader___prep___of___pobj"),
+        # spaCy hangs the subject on the auxiliary of "is regarding"; auxiliaries take no dependents
+        ("Russia is regarding India", "Russia", "India", "nsubj^-___regard___dobj"),
         # ... but "be" stays the head with a prepositional complement
         ("Russia is at war with Cuba", "Russia", "Cuba",
          "nsubj^-___be___prep___at___pobj___war___prep___with___pobj"),
@@ -190,3 +199,19 @@ def test_canonical_path_subject_left():
     for path in (p, both, "dobj^-___lead___nsubj"):
         c, _ = canonical_path(path)
         assert canonical_path(c) == (c, False)
+
+
+def test_repair_mentions_possessive_inside_a_split_mention(nlp):
+    from extract.paths import repair_mentions
+
+    doc = nlp("Obama met United States of America's president.")
+    sent = DepSentence.from_span(doc[:]).stanford
+    mention = (2, 5)  # United States of America
+    # the raw parse hangs "president" inside the mention
+    broken = sent.span_root(*mention)
+    assert path_between(sent, 0, broken) != "nsubj^-___meet___dobj___president___poss"
+    fixed = repair_mentions(sent, [(0, 0), mention])
+    assert path_between(fixed, 0, fixed.span_root(*mention)) == "nsubj^-___meet___dobj___president___poss"
+    # nothing to repair: the same object comes back
+    plain = DepSentence.from_span(nlp("Obama met Putin's wife.")[:]).stanford
+    assert repair_mentions(plain, [(0, 0), (2, 2)]) is plain

@@ -119,6 +119,9 @@ def test_error_surfaces_in_input_order(nlp):
 def test_documents_with_fewer_than_two_mentions(nlp):
     out = run(nlp, [doc("a", "Bezos spoke.", "Bezos"), Document("b", "Nothing here.", (), 2)])
     assert [(d.document_id, r.instances, r.rejections) for d, r in out] == [("a", [], {}), ("b", [], {})]
+    # a lone mention is still checked
+    with pytest.raises(InputError, match="out of range"):
+        run(nlp, [Document("c", "Bezos spoke.", (Mention(6, 99, "x"),), 3)])
 
 
 def test_mentions_from_ner():

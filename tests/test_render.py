@@ -20,28 +20,58 @@ TEMPLATE_FLOOR = 0.87
         ("nsubj^-___grant___prep___to___pobj", ("orgf", "empl"), "orgf[A] is granting to empl[B]"),
         # SherLIiC orientation, reversed path: the subject (B) comes first
         ("dobj^-___fear___nsubj", ("region", "location"), "location[B] is fearing region[A]"),
-        ("nsubj^-___trade___prep___with___pobj", ("region", "location"), "region[A] is trading with location[B]"),
+        (
+            "nsubj^-___trade___prep___with___pobj",
+            ("region", "location"),
+            "region[A] is trading with location[B]",
+        ),
         # passive, as in the shared README: "B is being invaded by A"
-        ("pobj^-___by___prep^-___invade___nsubjpass", ("military_combatant", "region"),
-         "region[B] is being invaded by military_combatant[A]"),
-        ("nsubjpass^-___elect___dobj___President___prep___of___pobj", ("person", "location"),
-         "person[A] is elected President of location[B]"),
+        (
+            "pobj^-___by___prep^-___invade___nsubjpass",
+            ("military_combatant", "region"),
+            "region[B] is being invaded by military_combatant[A]",
+        ),
+        (
+            "nsubjpass^-___elect___dobj___President___prep___of___pobj",
+            ("person", "location"),
+            "person[A] is elected President of location[B]",
+        ),
         # copular clauses (DESIGN §3)
         ("nsubj^-___afraid___prep___of___pobj", ("person", "person"), "person[A] is afraid of person[B]"),
         ("nsubj^-___leader___poss", ("person", "location"), "person[A] is location[B] 's leader"),
-        ("nsubj^-___be___prep___at___pobj___war___prep___with___pobj", ("location", "location"),
-         "location[A] is at war with location[B]"),
-        ("nsubj^-___one___prep___of___pobj___city___poss", ("location", "location"),
-         "location[A] is one of location[B] 's city"),
+        (
+            "nsubj^-___be___prep___at___pobj___war___prep___with___pobj",
+            ("location", "location"),
+            "location[A] is at war with location[B]",
+        ),
+        (
+            "nsubj^-___one___prep___of___pobj___city___poss",
+            ("location", "location"),
+            "location[A] is one of location[B] 's city",
+        ),
         # complements
         ("nsubj^-___grant___iobj", ("orgf", "empl"), "orgf[A] is granting empl[B] something"),
-        ("dobj^-___buy___xcomp^-___agree___nsubj", ("organization", "organization"),
-         "organization[B] is agreeing to buy organization[A]"),
-        ("nsubj^-___language___partmod___speak___prep___in___pobj", ("language", "location"),
-         "language[A] is language spoken in location[B]"),
-        ("nsubj^-___able___xcomp___join___dobj", ("person", "organization"), "person[A] is able to join organization[B]"),
+        (
+            "dobj^-___buy___xcomp^-___agree___nsubj",
+            ("organization", "organization"),
+            "organization[B] is agreeing to buy organization[A]",
+        ),
+        (
+            "nsubj^-___language___partmod___speak___prep___in___pobj",
+            ("language", "location"),
+            "language[A] is language spoken in location[B]",
+        ),
+        (
+            "nsubj^-___able___xcomp___join___dobj",
+            ("person", "organization"),
+            "person[A] is able to join organization[B]",
+        ),
         # relative clause: simple present; stative verbs: simple present; unknown verb with object
-        ("nsubj^-___acquire___rcmod^-", ("organization", "organization"), "organization[A] acquires organization[B]"),
+        (
+            "nsubj^-___acquire___rcmod^-",
+            ("organization", "organization"),
+            "organization[A] acquires organization[B]",
+        ),
         ("dobj^-___hate___nsubj", ("location", "person"), "person[B] hates location[A]"),
         ("nsubj^-___outpace___dobj", ("employer", "employer"), "employer[A] is outpacing employer[B]"),
         # top type (no restriction) renders as a bare placeholder
@@ -56,7 +86,10 @@ def test_split_into_sherliic_columns_and_instantiation() -> None:
     # the possessive end goes to the `end` column
     rendering = render_relation("nsubj^-___capital___poss", "city", "country")
     assert (rendering.argleft, rendering.middle, rendering.argright, rendering.end) == (
-        "city[A]", "is", "country[B]", "'s capital"
+        "city[A]",
+        "is",
+        "country[B]",
+        "'s capital",
     )
     assert rendering.instantiate("Paris", "France") == "Paris is France 's capital"
     reversed_ = render_relation("dobj^-___fear___nsubj", "region", "location")
@@ -67,15 +100,19 @@ def test_split_into_sherliic_columns_and_instantiation() -> None:
 def test_crossed_alignment_swaps_hypothesis_letters() -> None:
     # "A is seeking from B ⇒ B is giving to A" (DESIGN §3): both paths canonical, alignment crossed
     premise, hypothesis = render_candidate(
-        "nsubj^-___seek___prep___from___pobj", ("person", "organization"),
-        "nsubj^-___give___prep___to___pobj", ("organization", "person"),
+        "nsubj^-___seek___prep___from___pobj",
+        ("person", "organization"),
+        "nsubj^-___give___prep___to___pobj",
+        ("organization", "person"),
         "crossed",
     )
     assert premise.text == "person[A] is seeking from organization[B]"
     assert hypothesis.text == "organization[B] is giving to person[A]"
     _, straight = render_candidate(
-        "nsubj^-___seek___prep___from___pobj", ("person", "organization"),
-        "nsubj^-___ask___prep___for___pobj", ("person", "organization"),
+        "nsubj^-___seek___prep___from___pobj",
+        ("person", "organization"),
+        "nsubj^-___ask___prep___for___pobj",
+        ("person", "organization"),
         "straight",
     )
     assert straight.text == "person[A] is asking for organization[B]"
@@ -85,7 +122,8 @@ def test_crossed_alignment_swaps_hypothesis_letters() -> None:
 
 def test_template_types() -> None:
     assert template_types("person*politician[B] is elected to be President of [A]") == {
-        "B": "person*politician", "A": "",
+        "B": "person*politician",
+        "A": "",
     }
 
 

@@ -36,6 +36,12 @@ lemma_pairs as (
         and h.side = 'hypothesis'
     where p.side = 'premise'
         and p.lemma <> h.lemma
+        -- cheap pre-filter: a shared 3-character start or end, lengths within the affix limits
+        and abs(length(p.lemma) - length(h.lemma)) <= 4
+        and (
+            substr(p.lemma, 1, 3) = substr(h.lemma, 1, 3)
+            or substr(p.lemma, length(p.lemma) - 2, 3) = substr(h.lemma, length(h.lemma) - 2, 3)
+        )
 
 ),
 

@@ -1,0 +1,313 @@
+"""Benchmark: candidate build (typed relations + InfCands) in SQL/dbt vs the Python reference.
+
+For each graph size: a dedicated database, a synthetic TEG (benchmarks.teg_generator), `dbt run` of the
+TEG marts with per-model timings (from dbt's run_results.json), peak memory of the Postgres backends
+serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared buffers once),
+temp-file bytes spilled, and — up to --reference-max instances — the plain-Python reference
+(benchmarks.reference) in a child process with its peak RSS, plus an exact equality check of the
+marts against it. Writes out/bench/candidates.json and out/bench/candidates.md and prints them.
+
+`make bench-candidates` (ARGS='--sizes 1000000,5000000' for a shorter run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from benchmarks.teg_generator import GeneratorConfig, generate
+from extract import db
+from extract.dbt_runner import run_dbt
+from extract.settings import OUT_DIR
+
+MARTS_SELECTOR = ["+typed_relations", "+inference_candidates", "+teg_edges", "+untyped_edges", "+entities",
+                  "+relations"]
+
+
+class MemorySampler:
+    """Background sampling of a set of processes' memory; keeps the peak of the sums."""
+
+    def __init__(self, pids_fn, interval: float = 0.5, pss: bool = True) -> None:
+        self.pids_fn = pids_fn
+        self.interval = interval
+        self.pss = pss
+        self.peak_rss = 0
+        self.peak_pss = 0
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            rss = pss = 0
+            for pid in self.pids_fn():
+                try:
+                    proc = psutil.Process(pid)
+                    if self.pss:
+                        info = proc.memory_full_info()
+                        rss += info.rss
+                        pss += info.pss
+                    else:
+                        rss += proc.memory_info().rss
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+            self.peak_rss = max(self.peak_rss, rss)
+            self.peak_pss = max(self.peak_pss, pss)
+            self.samples += 1
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> MemorySampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def backend_pids(url: str, dbname: str):
+    """pids of the server processes working for `dbname` (not other users of the shared server)."""
+    conn = db.connect(url, autocommit=True)
+
+    def pids() -> list[int]:
+        rows = conn.execute(
+            "select pid from pg_stat_activity where datname = %s and pid <> pg_backend_pid()", (dbname,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    return conn, pids
+
+
+def temp_bytes(url: str, dbname: str) -> int:
+    with db.connect(url, autocommit=True) as conn:
+        row = conn.execute("select temp_bytes from pg_stat_database where datname = %s", (dbname,)).fetchone()
+        return int(row[0])
+
+
+def run_sql_build(url: str, dbname: str, dbt_vars: dict, target_dir: Path) -> dict:
+    conn, pids = backend_pids(url, dbname)
+    temp_before = temp_bytes(url, dbname)
+    start = time.perf_counter()
+    with MemorySampler(pids) as mem:
+        run_dbt(
+            ["run", "--quiet", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)],
+            url,
+            dbt_vars,
+        )
+    wall = time.perf_counter() - start
+    conn.close()
+    results = json.loads((target_dir / "run_results.json").read_text())
+    models = {
+        r["unique_id"].split(".")[-1]: round(r["execution_time"], 3)
+        for r in results["results"]
+    }
+    with db.connect(url) as c:
+        counts = {
+            table: c.execute(f"select count(*) from warehouse.{table}").fetchone()[0]
+            for table in ("typed_relations", "inference_candidates", "relations", "entities")
+        }
+        by_alignment = dict(
+            c.execute("select alignment, count(*) from warehouse.inference_candidates group by 1").fetchall()
+        )
+    return {
+        "wall_s": round(wall, 2),
+        "models_s": dict(sorted(models.items(), key=lambda kv: -kv[1])),
+        "peak_backend_rss_bytes": mem.peak_rss,
+        "peak_backend_pss_bytes": mem.peak_pss,
+        "memory_samples": mem.samples,
+        "temp_bytes_spilled": temp_bytes(url, dbname) - temp_before,
+        "counts": counts,
+        "candidates_by_alignment": by_alignment,
+    }
+
+
+def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
+    """The Python reference in a child process (its own peak RSS), result pickled to out_pickle."""
+    code = (
+        "import pickle, sys, time\n"
+        "from benchmarks.reference import Params, compute_from_db\n"
+        "t = time.perf_counter()\n"
+        f"r = compute_from_db({url!r}, Params.from_vars({dbt_vars!r}))\n"
+        "r.timings['total_s'] = time.perf_counter() - t\n"
+        f"pickle.dump(r, open({str(out_pickle)!r}, 'wb'))\n"
+    )
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=str(Path(__file__).resolve().parent.parent))
+    with MemorySampler(lambda: [proc.pid], interval=0.5, pss=False) as mem:
+        rc = proc.wait()
+    wall = time.perf_counter() - start
+    if rc != 0:
+        raise RuntimeError(f"reference failed with exit code {rc}")
+    with open(out_pickle, "rb") as fh:
+        result = pickle.load(fh)
+    return {
+        "wall_s": round(wall, 2),
+        "timings_s": {k: round(v, 2) for k, v in result.timings.items()},
+        "peak_rss_bytes": mem.peak_rss,
+        "counts": {
+            "typed_relations": len(result.typed_relations),
+            "inference_candidates": len(result.inference_candidates),
+        },
+        "_result": result,
+    }
+
+
+def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
+    name = f"sherliic_bench_{n_instances}"
+    db.drop_database(name)
+    db.create_database(name)
+    url = db.server_url(name)
+    row: dict = {"instances": n_instances}
+    try:
+        config = GeneratorConfig(n_instances=n_instances, n_relations=args.relations, seed=args.seed)
+        summary = generate(config, url, progress=True)
+        row["graph"] = summary.as_dict()
+        print(f"[{n_instances:,}] graph loaded in {summary.seconds:.0f}s; Σn² = {summary.hub_tail_sum_n2:,}",
+              flush=True)
+        with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
+            row["sql"] = run_sql_build(url, name, dbt_vars, Path(tmp))
+            print(f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
+                  f"({row['sql']['counts']['typed_relations']:,} typed relations, "
+                  f"{row['sql']['counts']['inference_candidates']:,} InfCands)", flush=True)
+            if n_instances <= args.reference_max:
+                ref = run_reference(url, dbt_vars, Path(tmp) / "ref.pkl")
+                result = ref.pop("_result")
+                from benchmarks.reference import compare_with_marts
+
+                problems = compare_with_marts(result, url)
+                ref["equal_to_sql"] = not problems
+                ref["differences"] = problems[:20]
+                ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / row["sql"]["wall_s"], 2)
+                row["reference"] = ref
+                print(f"[{n_instances:,}] reference {ref['wall_s']:.0f}s, equal: {ref['equal_to_sql']}",
+                      flush=True)
+    finally:
+        if not args.keep:
+            db.drop_database(name)
+    return row
+
+
+def growth(rows: list[dict], getter) -> list[dict]:
+    """Local exponent b of time ~ size^b between consecutive sizes."""
+    out = []
+    for a, b in zip(rows, rows[1:], strict=False):
+        ta, tb = getter(a), getter(b)
+        if ta and tb:
+            out.append({
+                "from": a["instances"], "to": b["instances"],
+                "time_ratio": round(tb / ta, 2),
+                "exponent": round(math.log(tb / ta) / math.log(b["instances"] / a["instances"]), 2),
+            })
+    return out
+
+
+def gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def markdown(report: dict) -> str:
+    lines = ["# Candidate build benchmark", "",
+             f"Machine: {report['machine']['cpus']} CPUs, {gib(report['machine']['memory_bytes'])} RAM. "
+             f"dbt vars: `{json.dumps(report['dbt_vars'])}`. Relations: {report['relations']:,}, seed "
+             f"{report['seed']}.", "",
+             "| instances | Σn² (hub tail) | typed rels | InfCands | dbt run | peak PG RSS / PSS "
+             "| temp spilled | Python ref | ref peak RSS | speed-up | SQL = ref |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|"]
+    for r in report["sizes"]:
+        sql, ref = r["sql"], r.get("reference")
+        lines.append(
+            f"| {r['instances']:,} | {r['graph']['hub_tail_sum_n2']:,} "
+            f"| {sql['counts']['typed_relations']:,} "
+            f"| {sql['counts']['inference_candidates']:,} | {sql['wall_s']:.1f} s "
+            f"| {gib(sql['peak_backend_rss_bytes'])} / {gib(sql['peak_backend_pss_bytes'])} "
+            f"| {gib(sql['temp_bytes_spilled'])} "
+            + (f"| {ref['wall_s']:.1f} s | {gib(ref['peak_rss_bytes'])} | {ref['speedup_sql_vs_reference']}× "
+               f"| {'yes' if ref['equal_to_sql'] else 'NO'} |" if ref else "| – | – | – | – |")
+        )
+    lines += ["", "## Time per model (seconds)", ""]
+    models = sorted({m for r in report["sizes"] for m in r["sql"]["models_s"]},
+                    key=lambda m: -report["sizes"][-1]["sql"]["models_s"].get(m, 0))
+    lines.append("| model | " + " | ".join(f"{r['instances']:,}" for r in report["sizes"]) + " |")
+    lines.append("|---|" + "---:|" * len(report["sizes"]))
+    for m in models:
+        cells = " | ".join(f"{r['sql']['models_s'].get(m, 0):.1f}" for r in report["sizes"])
+        lines.append(f"| {m} | {cells} |")
+    lines += ["", "## Growth (time ~ size^b)", ""]
+    for g in report["growth_sql"]:
+        lines.append(f"- SQL {g['from']:,} → {g['to']:,}: ×{g['time_ratio']} (b = {g['exponent']})")
+    for g in report["growth_reference"]:
+        lines.append(f"- Python {g['from']:,} → {g['to']:,}: ×{g['time_ratio']} (b = {g['exponent']})")
+    lines += ["", "## Goals", ""]
+    for k, v in report["goals"].items():
+        lines.append(f"- {k}: {v}")
+    diffs = [d for r in report["sizes"] for d in (r.get("reference") or {}).get("differences", [])]
+    if diffs:
+        lines += ["", "## Differences SQL vs reference (first)", ""] + [f"- {d}" for d in diffs[:20]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_candidates", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--sizes", default="1000000,5000000,20000000",
+                        help="comma-separated numbers of relation instances (default: 1M,5M,20M)")
+    parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reference-max", type=int, default=20_000_000,
+                        help="run the Python reference up to this many instances (0: never)")
+    parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
+    parser.add_argument("--keep", action="store_true", help="keep the bench databases")
+    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
+    args = parser.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    dbt_vars = json.loads(args.vars)
+    rows = [bench_size(n, args, dbt_vars) for n in sizes]
+    largest = rows[-1]
+    both = [r for r in rows if "reference" in r]
+    goals = {
+        "full-scale dbt run ≤ 20 min": f"{largest['sql']['wall_s'] / 60:.1f} min at {largest['instances']:,} "
+        f"→ {'met' if largest['sql']['wall_s'] <= 1200 else 'NOT met'}",
+        "Postgres resident ≤ 8 GB": f"peak RSS sum {gib(largest['sql']['peak_backend_rss_bytes'])}, PSS sum "
+        f"{gib(largest['sql']['peak_backend_pss_bytes'])} → "
+        f"{'met' if largest['sql']['peak_backend_pss_bytes'] <= 8 * 10**9 else 'NOT met'}",
+    }
+    if both:
+        top = both[-1]
+        goals["SQL ≥ 3× faster than Python reference"] = (
+            f"{top['reference']['speedup_sql_vs_reference']}× at {top['instances']:,} → "
+            f"{'met' if top['reference']['speedup_sql_vs_reference'] >= 3 else 'NOT met'}"
+        )
+        goals["SQL == reference"] = ", ".join(
+            f"{r['instances']:,}: {'equal' if r['reference']['equal_to_sql'] else 'DIFFERENT'}" for r in both
+        )
+    report = {
+        "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
+        "relations": args.relations, "seed": args.seed, "dbt_vars": dbt_vars,
+        "sizes": rows,
+        "growth_sql": growth(rows, lambda r: r["sql"]["wall_s"]),
+        "growth_reference": growth(both, lambda r: r["reference"]["wall_s"]),
+        "goals": goals,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "candidates.json").write_text(json.dumps(report, indent=2, default=str))
+    md = markdown(report)
+    (args.out / "candidates.md").write_text(md)
+    print(json.dumps(report, indent=2, default=str))
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
