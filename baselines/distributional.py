@@ -106,8 +106,11 @@ def load_items(conn: psycopg.Connection, items: pd.DataFrame) -> int:
 
 
 # Item -> relation keys. Untyped: the relation with the canonical path. Typed: among the typed
-# relations of that path, the one whose slot types equal the item's canonical-slot types; else one
-# whose type signature contains them; ties -> the larger typed relation, then the smaller id.
+# relations of that path, in this order of preference, the one whose slot types (type_a, type_b)
+# 1. equal the item's canonical-slot types, 2. equal them after normalisation (lower case, last `/`
+# component: Freebase/FIGER `/location/city` and NER `CITY` both read `city`, as SherLIiC's type names
+# do), 3. whose type signature (tsg_a, tsg_b) contains them (normalised); ties -> the larger typed
+# relation, then the smaller id.
 RESOLVE_UNTYPED = """
 create temp table bl_resolved as
 select i.row_no, p.rel_id as prem_key, h.rel_id as hypo_key, i.crossed
@@ -116,31 +119,36 @@ inner join warehouse.relations as p on p.path = i.prem_path
 inner join warehouse.relations as h on h.path = i.hypo_path
 """
 
-RESOLVE_TYPED = """
+
+def _norm_type(expression: str) -> str:
+    return f"lower(regexp_replace({expression}, '^.*/', ''))"
+
+
+def _typed_side(side: str) -> str:
+    t1, t2 = f"i.{side}_type_1", f"i.{side}_type_2"
+    n1, n2 = _norm_type(t1), _norm_type(t2)
+    exact = f"(t.type_a = {t1} and t.type_b = {t2})"
+    normalised = f"({_norm_type('t.type_a')} = {n1} and {_norm_type('t.type_b')} = {n2})"
+    in_tsg = (
+        f"(exists (select 1 from unnest(t.tsg_a) as u (x) where {_norm_type('u.x')} = {n1})"
+        f" and exists (select 1 from unnest(t.tsg_b) as u (x) where {_norm_type('u.x')} = {n2}))"
+    )
+    return f"""{side} as (
+    select distinct on (i.row_no) i.row_no, t.typed_rel_id
+    from bl_items as i
+    inner join warehouse.typed_relations as t
+        on t.path = i.{side}_path and ({exact} or {normalised} or {in_tsg})
+    order by i.row_no, {exact} desc, {normalised} desc, t.n_entity_pairs desc, t.typed_rel_id
+)"""
+
+
+RESOLVE_TYPED = f"""
 create temp table bl_resolved as
 with
 
-prem as (
-    select distinct on (i.row_no) i.row_no, t.typed_rel_id
-    from bl_items as i
-    inner join warehouse.typed_relations as t
-        on t.path = i.prem_path
-        and ((t.type_a = i.prem_type_1 and t.type_b = i.prem_type_2)
-            or (i.prem_type_1 = any(t.tsg_a) and i.prem_type_2 = any(t.tsg_b)))
-    order by i.row_no, (t.type_a = i.prem_type_1 and t.type_b = i.prem_type_2) desc,
-        t.n_entity_pairs desc, t.typed_rel_id
-),
+{_typed_side("prem")},
 
-hypo as (
-    select distinct on (i.row_no) i.row_no, t.typed_rel_id
-    from bl_items as i
-    inner join warehouse.typed_relations as t
-        on t.path = i.hypo_path
-        and ((t.type_a = i.hypo_type_1 and t.type_b = i.hypo_type_2)
-            or (i.hypo_type_1 = any(t.tsg_a) and i.hypo_type_2 = any(t.tsg_b)))
-    order by i.row_no, (t.type_a = i.hypo_type_1 and t.type_b = i.hypo_type_2) desc,
-        t.n_entity_pairs desc, t.typed_rel_id
-)
+{_typed_side("hypo")}
 
 select i.row_no, p.typed_rel_id as prem_key, h.typed_rel_id as hypo_key, i.crossed
 from bl_items as i

@@ -27,7 +27,7 @@ from extract.records import InputError
 from extract.types import TYPE_FORMATS
 
 console = Console(stderr=True)
-out = Console()
+out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
 
 
 def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | None]:
@@ -51,16 +51,36 @@ def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | 
 
 def _batch_table(summaries: list[BatchSummary]) -> Table:
     table = Table(title="load batches")
-    for col in ("batch", "file", "format", "status", "documents", "instances", "rejected", "entities",
-                "rows", "bad lines", "seconds"):
+    for col in (
+        "batch",
+        "file",
+        "format",
+        "status",
+        "documents",
+        "instances",
+        "rejected",
+        "entities",
+        "rows",
+        "bad lines",
+        "seconds",
+    ):
         table.add_column(col, justify="right" if col not in ("file", "format", "status") else "left")
     for s in summaries:
         c = s.counts
         status = "skipped (already loaded)" if s.skipped else ("replaced" if s.replaced_batches else "loaded")
-        table.add_row(str(s.batch_id), s.source_file.rsplit("/", 1)[-1], s.source_format, status,
-                      f"{c.get('documents', 0):,}", f"{c.get('instances', 0):,}", f"{c.get('rejected', 0):,}",
-                      f"{c.get('entities', 0):,}", f"{c.get('rows', 0):,}", f"{c.get('bad_lines', 0):,}",
-                      f"{s.seconds:.1f}")
+        table.add_row(
+            str(s.batch_id),
+            s.source_file.rsplit("/", 1)[-1],
+            s.source_format,
+            status,
+            f"{c.get('documents', 0):,}",
+            f"{c.get('instances', 0):,}",
+            f"{c.get('rejected', 0):,}",
+            f"{c.get('entities', 0):,}",
+            f"{c.get('rows', 0):,}",
+            f"{c.get('bad_lines', 0):,}",
+            f"{s.seconds:.1f}",
+        )
     return table
 
 
@@ -104,16 +124,23 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    corpus = sub.add_parser("corpus", help="extract paths from corpus files and load them (one batch per file)")
+    corpus = sub.add_parser(
+        "corpus", help="extract paths from corpus files and load them (one batch per file)"
+    )
     corpus.add_argument("--format", required=True, choices=sorted(FORMATS))
     corpus.add_argument("--replace", action="store_true", help="reload a file that is already loaded")
     corpus.add_argument("--skip-bad", action="store_true", help="skip and count bad lines instead of failing")
     corpus.add_argument("--processes", type=int, default=1, help="spaCy processes (default 1)")
     corpus.add_argument("--limit", type=int, help="read at most N documents per file")
     corpus.add_argument("--ner-types", action="store_true", help="type linked mentions with spaCy NER labels")
-    corpus.add_argument("--ner-mentions", action="store_true",
-                        help="also add spaCy NER entities of the same sentences (id = normalised name)")
-    corpus.add_argument("--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder)")
+    corpus.add_argument(
+        "--ner-mentions",
+        action="store_true",
+        help="also add spaCy NER entities of the same sentences (id = normalised name)",
+    )
+    corpus.add_argument(
+        "--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder)"
+    )
     corpus.add_argument("--min-posterior", type=float, default=0.0, help="facc1: minimum entity posterior")
     corpus.add_argument("files", nargs="+")
 
@@ -132,11 +159,17 @@ def _parser() -> argparse.ArgumentParser:
     real = sub.add_parser("real", help="extract the shared real corpora with the shared type tables")
     real.add_argument("--processes", type=int, default=2)
     real.add_argument("--limit", type=int, help="read at most N documents per file (quick runs)")
-    real.add_argument("--ner-mentions", action="store_true",
-                      help="also add spaCy NER entities co-occurring in the sentences")
+    real.add_argument(
+        "--ner-mentions",
+        action="store_true",
+        help="also add spaCy NER entities co-occurring in the sentences",
+    )
     real.add_argument("--no-ner-types", action="store_true", help="do not type QID entities with NER labels")
-    real.add_argument("--only", default=",".join(("fewrel", "trex", "google_re", "grec")),
-                      help="comma-separated corpus groups: fewrel,trex,google_re,grec")
+    real.add_argument(
+        "--only",
+        default=",".join(("fewrel", "trex", "google_re", "grec")),
+        help="comma-separated corpus groups: fewrel,trex,google_re,grec",
+    )
     real.add_argument("--replace", action="store_true")
     real.add_argument("--json", help="also write the summary as JSON to this file")
 
@@ -161,14 +194,33 @@ def main(argv: list[str] | None = None) -> int:
             if args.format == "facc1":
                 options = {"docs_dir": args.docs_dir, "min_posterior": args.min_posterior}
             for file in args.files:
-                done(load_corpus(file, args.format, args.url, replace=args.replace, skip_bad=args.skip_bad,
-                                 processes=args.processes, ner_types=args.ner_types,
-                                 ner_mentions=args.ner_mentions, limit=args.limit, reader_options=options,
-                                 progress=progress(file)))
+                done(
+                    load_corpus(
+                        file,
+                        args.format,
+                        args.url,
+                        replace=args.replace,
+                        skip_bad=args.skip_bad,
+                        processes=args.processes,
+                        ner_types=args.ner_types,
+                        ner_mentions=args.ner_mentions,
+                        limit=args.limit,
+                        reader_options=options,
+                        progress=progress(file),
+                    )
+                )
         elif args.command == "types":
             for file in args.files:
-                done(load_types(file, args.format, args.url, replace=args.replace, skip_bad=args.skip_bad,
-                                type_source=args.type_source))
+                done(
+                    load_types(
+                        file,
+                        args.format,
+                        args.url,
+                        replace=args.replace,
+                        skip_bad=args.skip_bad,
+                        type_source=args.type_source,
+                    )
+                )
         elif args.command == "type-map":
             for file in args.files:
                 done(load_type_map(file, args.url, replace=args.replace, skip_bad=args.skip_bad))
@@ -178,11 +230,21 @@ def main(argv: list[str] | None = None) -> int:
             only = tuple(g.strip() for g in args.only.split(",") if g.strip())
             unknown = set(only) - set(CORPUS_GROUPS)
             if unknown:
-                console.print(f"error: unknown corpus group(s) {sorted(unknown)}; choose from {CORPUS_GROUPS}")
+                console.print(
+                    f"error: unknown corpus group(s) {sorted(unknown)}; choose from {CORPUS_GROUPS}"
+                )
                 return 2
-            result = run_real(args.url, processes=args.processes, limit=args.limit,
-                              ner_types=not args.no_ner_types, ner_mentions=args.ner_mentions,
-                              replace=args.replace, only=only, on_batch=done, progress_factory=progress)
+            result = run_real(
+                args.url,
+                processes=args.processes,
+                limit=args.limit,
+                ner_types=not args.no_ner_types,
+                ner_mentions=args.ner_mentions,
+                replace=args.replace,
+                only=only,
+                on_batch=done,
+                progress_factory=progress,
+            )
             out.print(_batch_table(summaries))
             for table in _summary_tables(result):
                 out.print(table)

@@ -39,6 +39,7 @@ from extract.records import Document, Mention
 
 DEFAULT_SIZE = 50
 DEFAULT_SEED = 7
+MIN_SIZE = 8  # planted rules need |A∩B| ≥ r_min = 5 (0.8·size shared facts)
 
 # -- the made-up world ------------------------------------------------------------------------------
 
@@ -581,8 +582,8 @@ class DemoCorpus:
 
 def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> DemoCorpus:
     """Build the corpus in memory; the same (size, seed) always gives the same corpus."""
-    if size < 8:
-        raise ValueError(f"size must be at least 8 (got {size}): planted rules need |A∩B| ≥ r_min = 5")
+    if size < MIN_SIZE:
+        raise ValueError(f"size must be at least {MIN_SIZE} (got {size}): planted rules need |A∩B| ≥ r_min")
     rng = random.Random(seed)
     world = build_world(rng)
     facts = draw_facts(rng, world, size)

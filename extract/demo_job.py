@@ -55,6 +55,7 @@ class DemoSummary:
     types_path: Path
     size: int
     seed: int
+    n_generated_sentences: int = 0
     n_documents: int = 0
     n_sentences: int = 0
     n_mentions: int = 0
@@ -197,6 +198,8 @@ def run_demo(
     """The whole demo job on the database at `url` (default: the project's database)."""
     from extract.load import load_corpus, load_types  # the loaders (extract/load.py)
 
+    if size < demo.MIN_SIZE:  # before touching any database
+        raise ValueError(f"--size must be at least {demo.MIN_SIZE} (got {size})")
     console = console or Console()
     timings: dict[str, float] = {}
     start = time.perf_counter()
@@ -228,7 +231,7 @@ def run_demo(
     with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
         _step(console, timings, "dbt_build", "dbt build (models, data tests, unit tests)",
               run_dbt, dbt_args, url)
-    summary = DemoSummary(url, corpus_path, types_path, size, seed)
+    summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences)
     _step(console, timings, "summary", "read the marts",
           collect_summary, summary, _batch_id(loaded, url, corpus_path))
     timings["total"] = time.perf_counter() - start
@@ -247,7 +250,8 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     counts.add_column("what")
     counts.add_column("count", justify="right")
     counts.add_row("documents", f"{summary.n_documents:,}")
-    counts.add_row("sentences", f"{summary.n_sentences:,}")
+    counts.add_row("sentences generated", f"{summary.n_generated_sentences:,}")
+    counts.add_row("sentences with a kept path (stored)", f"{summary.n_sentences:,}")
     counts.add_row("entity mentions", f"{summary.n_mentions:,}")
     counts.add_row("relation instances (kept paths)", f"{summary.n_instances:,}")
     for rule, n in summary.rejections.items():

@@ -131,7 +131,9 @@ class _Batch:
 
     def _begin(self, conn: psycopg.Connection) -> bool:
         # Lock in a fixed order (sorted keys): two loaders never wait on each other crosswise.
-        for key in sorted({_lock_key(f"sherliic-load:{self.checksum}"), _lock_key(f"sherliic-load:{self.source}")}):
+        for key in sorted(
+            {_lock_key(f"sherliic-load:{self.checksum}"), _lock_key(f"sherliic-load:{self.source}")}
+        ):
             conn.execute("select pg_advisory_xact_lock(%s)", (key,))
         existing = conn.execute(
             "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
@@ -174,11 +176,19 @@ class _Batch:
             options["bad_lines"] = s.bad_lines
         conn.execute(
             "update raw.load_batches set status = 'loaded', finished_at = now(), n_documents = %s, "
-            "n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, n_bad_lines = %s, options = %s "
+            "n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, n_bad_lines = %s, "
+            "options = %s "
             "where batch_id = %s",
-            (counts.get("documents", 0), counts.get("sentences", 0), counts.get("mentions", 0),
-             counts.get("instances", 0), counts.get("rows", 0), counts.get("bad_lines", 0),
-             json.dumps(options), s.batch_id),
+            (
+                counts.get("documents", 0),
+                counts.get("sentences", 0),
+                counts.get("mentions", 0),
+                counts.get("instances", 0),
+                counts.get("rows", 0),
+                counts.get("bad_lines", 0),
+                json.dumps(options),
+                s.batch_id,
+            ),
         )
         verb = "replaced and loaded" if s.replaced_batches else "loaded"
         shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
@@ -189,10 +199,16 @@ class _Batch:
         try:
             with psycopg.connect(self.url, autocommit=True) as conn:
                 conn.execute(
-                    "insert into raw.load_batches (source_file, source_format, kind, checksum, status, options, "
+                    "insert into raw.load_batches (source_file, source_format, kind, checksum, status, "
+                    "options, "
                     "finished_at) values (%s, %s, %s, %s, 'failed', %s, now())",
-                    (self.source, self.fmt, self.kind, self.checksum,
-                     json.dumps({**self.options, "error": message})),
+                    (
+                        self.source,
+                        self.fmt,
+                        self.kind,
+                        self.checksum,
+                        json.dumps({**self.options, "error": message}),
+                    ),
                 )
         except psycopg.Error:
             pass  # recording the failure must never hide the InputError itself
@@ -200,7 +216,13 @@ class _Batch:
 
 # -- corpora ------------------------------------------------------------------------------------------
 def _extracted(
-    docs: Iterable[Document], *, path: Path, fmt: str, processes: int, ner_types: bool, ner_mentions: bool,
+    docs: Iterable[Document],
+    *,
+    path: Path,
+    fmt: str,
+    processes: int,
+    ner_types: bool,
+    ner_mentions: bool,
     on_error: Callable[[InputError], None] | None,
 ) -> Iterator[tuple[Document, ExtractionResult]]:
     """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document."""
@@ -215,8 +237,9 @@ def _extracted(
     pairs = ((d.text, d) for d in docs)
     for parsed, document in nlp.pipe(pairs, as_tuples=True, n_process=processes, batch_size=64):
         if use_ner:
-            document = ner.augment(document, parsed, add_mentions=needs_ner or ner_mentions,
-                                   type_mentions=needs_ner or ner_types)
+            document = ner.augment(
+                document, parsed, add_mentions=needs_ner or ner_mentions, type_mentions=needs_ner or ner_types
+            )
         try:
             result = extract_doc(parsed, document, source=str(path), expand=expand)
         except InputError as exc:
@@ -248,8 +271,13 @@ class _Copier:
         self.rows = []
 
 
-def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tuple[Document, ExtractionResult]],
-                  bad: _BadLines | None, progress: Callable[[int], None] | None) -> tuple[dict, dict]:
+def _write_corpus(
+    conn: psycopg.Connection,
+    batch_id: int,
+    results: Iterable[tuple[Document, ExtractionResult]],
+    bad: _BadLines | None,
+    progress: Callable[[int], None] | None,
+) -> tuple[dict, dict]:
     conn.execute(
         "create temp table _load_sentences (local_id bigint, document_id text, line_number integer, "
         "sentence_index integer, text text) on commit drop"
@@ -269,7 +297,7 @@ def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tup
         n_docs += 1
         n_mentions += len(document.mentions)
         for m in document.mentions:
-            names.setdefault(m.entity_id, Counter())[m.name or document.text[m.start:m.end]] += 1
+            names.setdefault(m.entity_id, Counter())[m.name or document.text[m.start : m.end]] += 1
             for t in m.types:
                 inline_types.setdefault((m.entity_id, document.type_source), Counter())[t] += 1
         rejections.update(result.rejections)
@@ -278,10 +306,24 @@ def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tup
             if inst.sentence_index not in by_sentence:
                 local_id += 1
                 by_sentence[inst.sentence_index] = local_id
-                sentences.add((local_id, document.document_id, document.line_number, inst.sentence_index,
-                               inst.sentence_text))
-            instances.add((by_sentence[inst.sentence_index], inst.path, inst.arg1_entity_id,
-                           inst.arg2_entity_id, inst.subject_side))
+                sentences.add(
+                    (
+                        local_id,
+                        document.document_id,
+                        document.line_number,
+                        inst.sentence_index,
+                        inst.sentence_text,
+                    )
+                )
+            instances.add(
+                (
+                    by_sentence[inst.sentence_index],
+                    inst.path,
+                    inst.arg1_entity_id,
+                    inst.arg2_entity_id,
+                    inst.subject_side,
+                )
+            )
         if progress is not None:
             progress(1)
     sentences.flush()
@@ -294,7 +336,8 @@ def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tup
     )
     conn.execute(
         "insert into raw.sentences (sentence_id, batch_id, document_id, line_number, sentence_index, text) "
-        "overriding system value select m.sentence_id, %s, s.document_id, s.line_number, s.sentence_index, s.text "
+        "overriding system value select m.sentence_id, %s, s.document_id, s.line_number, "
+        "s.sentence_index, s.text "
         "from _load_sentences s join _load_sentence_ids m using (local_id)",
         (batch_id,),
     )
@@ -305,17 +348,24 @@ def _write_corpus(conn: psycopg.Connection, batch_id: int, results: Iterable[tup
         (batch_id,),
     )
     # Entities: the most frequent name wins (ties: alphabetical, for reproducible loads).
-    with conn.cursor() as cur, cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy,
+    ):
         for entity, counter in names.items():
             name = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
             copy.write_row((batch_id, entity, name))
     type_rows = _type_rows(inline_types)
-    with conn.cursor() as cur, cur.copy(
-        "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin"
-    ) as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin") as copy,
+    ):
         for entity, type_name, source in type_rows:
             copy.write_row((batch_id, entity, type_name, source))
-    with conn.cursor() as cur, cur.copy("copy raw.path_rejections (batch_id, rule, n_paths) from stdin") as copy:
+    with (
+        conn.cursor() as cur,
+        cur.copy("copy raw.path_rejections (batch_id, rule, n_paths) from stdin") as copy,
+    ):
         for rule, n in sorted(rejections.items()):
             copy.write_row((batch_id, rule, n))
     counts = {
@@ -367,14 +417,20 @@ def load_corpus(
     """
     path = _check_file(Path(path))
     module = reader(fmt)
-    options = {"processes": processes, "skip_bad": skip_bad, "ner_types": ner_types,
-               "ner_mentions": ner_mentions}
+    options = {
+        "processes": processes,
+        "skip_bad": skip_bad,
+        "ner_types": ner_types,
+        "ner_mentions": ner_mentions,
+    }
     if limit is not None:
         options["limit"] = limit
     reader_options = dict(reader_options or {})
     if reader_options:
-        options["reader_options"] = {k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
-                                     for k, v in reader_options.items()}
+        options["reader_options"] = {
+            k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
+            for k, v in reader_options.items()
+        }
     batch = _Batch(path, fmt, "corpus", url, replace, options)
     bad = _BadLines() if skip_bad else None
     stats: Counter = Counter()
@@ -388,8 +444,15 @@ def load_corpus(
             docs: Iterable[Document] = module.read(path, on_error=bad, **reader_options)
             if limit is not None:
                 docs = _take(docs, limit)
-            results = _extracted(docs, path=path, fmt=fmt, processes=processes, ner_types=ner_types,
-                                 ner_mentions=ner_mentions, on_error=bad)
+            results = _extracted(
+                docs,
+                path=path,
+                fmt=fmt,
+                processes=processes,
+                ner_types=ner_types,
+                ner_mentions=ner_mentions,
+                on_error=bad,
+            )
             if limit is not None:
                 results = _take(results, limit)
         counts, rejections = _write_corpus(conn, batch_id, results, bad, progress)
@@ -423,14 +486,21 @@ def _write_rows(conn: psycopg.Connection, statement: str, rows: Iterable[tuple])
 
 
 def load_types(
-    path: str | Path, fmt: str, url: str | None = None, *, replace: bool = False, skip_bad: bool = False,
+    path: str | Path,
+    fmt: str,
+    url: str | None = None,
+    *,
+    replace: bool = False,
+    skip_bad: bool = False,
     type_source: str | None = None,
 ) -> BatchSummary:
     """Load an entity-type table (formats in extract.types: tsv, ntriples, textent) as one batch."""
     from extract import types as type_tables
 
     if fmt not in type_tables.TYPE_FORMATS:
-        raise ValueError(f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}")
+        raise ValueError(
+            f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}"
+        )
     path = _check_file(Path(path))
     source = type_source or type_tables.DEFAULT_SOURCE[fmt]
     batch = _Batch(path, fmt, "types", url, replace, {"type_source": source, "skip_bad": skip_bad})
@@ -439,7 +509,9 @@ def load_types(
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
         rows = ((batch_id, e, t, source) for e, t in type_tables.read_type_rows(path, fmt, bad, stats))
-        n = _write_rows(conn, "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin", rows)
+        n = _write_rows(
+            conn, "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin", rows
+        )
         if n == 0:
             raise InputError(str(path), None, "no type rows in the file")
         entities = conn.execute(
@@ -452,8 +524,14 @@ def load_types(
     return batch.run(write)
 
 
-def load_type_map(path: str | Path, url: str | None = None, *, fmt: str = "figer_map", replace: bool = False,
-                  skip_bad: bool = False) -> BatchSummary:
+def load_type_map(
+    path: str | Path,
+    url: str | None = None,
+    *,
+    fmt: str = "figer_map",
+    replace: bool = False,
+    skip_bad: bool = False,
+) -> BatchSummary:
     """Load a type map (``figer_map``: Freebase type → FIGER type) into raw.type_mappings."""
     from extract import types as type_tables
 
@@ -474,8 +552,13 @@ def load_type_map(path: str | Path, url: str | None = None, *, fmt: str = "figer
     return batch.run(write)
 
 
-def load_title_types(textent_paths: list[Path], url: str | None = None, *, replace: bool = True,
-                     entity_pattern: str = r"^Q[0-9]+$") -> BatchSummary:
+def load_title_types(
+    textent_paths: list[Path],
+    url: str | None = None,
+    *,
+    replace: bool = True,
+    entity_pattern: str = r"^Q[0-9]+$",
+) -> BatchSummary:
     """Type KG-less entities (default: Wikidata QIDs) by joining their names with textent's Wikipedia titles.
 
     Writes a ``types`` batch of format ``textent_title`` (type_source ``textent_title``) whose checksum
@@ -489,7 +572,8 @@ def load_title_types(textent_paths: list[Path], url: str | None = None, *, repla
     titles = type_tables.textent_titles(paths)
     with psycopg.connect(url) as conn:
         entities = conn.execute(
-            "select e.entity_id, min(e.entity_name) from raw.entities e join raw.load_batches b using (batch_id) "
+            "select e.entity_id, min(e.entity_name) from raw.entities e "
+            "join raw.load_batches b using (batch_id) "
             "where b.status = 'loaded' and e.entity_id ~ %s group by e.entity_id order by e.entity_id",
             (entity_pattern,),
         ).fetchall()
@@ -501,12 +585,21 @@ def load_title_types(textent_paths: list[Path], url: str | None = None, *, repla
     manifest.parent.mkdir(parents=True, exist_ok=True)
     header = "# derived from " + ", ".join(f"{p.name}:{file_checksum(p)[:12]}" for p in paths) + "\n"
     manifest.write_text(header + "".join(f"{e}\t{t}\n" for e, t in rows) or header, encoding="utf-8")
-    batch = _Batch(manifest, "textent_title", "types", url, replace,
-                   {"type_source": "textent_title", "candidates": len(entities)})
+    batch = _Batch(
+        manifest,
+        "textent_title",
+        "types",
+        url,
+        replace,
+        {"type_source": "textent_title", "candidates": len(entities)},
+    )
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
-        n = _write_rows(conn, "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin",
-                        ((batch_id, e, t, "textent_title") for e, t in rows))
+        n = _write_rows(
+            conn,
+            "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin",
+            ((batch_id, e, t, "textent_title") for e, t in rows),
+        )
         return {"rows": n, "typed_entities": len({e for e, _ in rows}), "candidates": len(entities)}
 
     return batch.run(write)
@@ -522,14 +615,21 @@ def database_summary(url: str | None = None) -> dict:
     url = url or db.database_url()
     db.apply_schema(url)
     with psycopg.connect(url) as conn:
+
         def one(query: str) -> int:
             return int(conn.execute(query).fetchone()[0] or 0)
 
         loaded = "batch_id in (select batch_id from raw.load_batches where status = 'loaded')"
         tables = {
             t: one(f"select count(*) from raw.{t} where {loaded}")  # noqa: S608 - fixed table names
-            for t in ("sentences", "entities", "entity_types", "type_mappings", "relation_instances",
-                      "path_rejections")
+            for t in (
+                "sentences",
+                "entities",
+                "entity_types",
+                "type_mappings",
+                "relation_instances",
+                "path_rejections",
+            )
         }
         batches = {
             f"{kind}/{status}": n
@@ -544,24 +644,30 @@ def database_summary(url: str | None = None) -> dict:
         rejections = {
             rule: int(n)
             for rule, n in conn.execute(
-                f"select rule, sum(n_paths) from raw.path_rejections where {loaded} group by rule order by rule"
+                f"select rule, sum(n_paths) from raw.path_rejections where {loaded} "
+                "group by rule order by rule"
             )
         }
         typed_sql = (
-            "with ents as ({ents}), typed as (select distinct entity_id from raw.entity_types where {loaded}) "
+            "with ents as ({ents}), "
+            "typed as (select distinct entity_id from raw.entity_types where {loaded}) "
             "select count(*), count(t.entity_id) from ents e left join typed t using (entity_id)"
         )
         all_entities = typed_sql.format(
-            ents=f"select distinct entity_id from raw.entities where {loaded}", loaded=loaded)
+            ents=f"select distinct entity_id from raw.entities where {loaded}", loaded=loaded
+        )
         graph_entities = typed_sql.format(
             ents=f"select arg1_entity_id as entity_id from raw.relation_instances where {loaded} union "
-                 f"select arg2_entity_id from raw.relation_instances where {loaded}", loaded=loaded)
+            f"select arg2_entity_id from raw.relation_instances where {loaded}",
+            loaded=loaded,
+        )
         n_ent, n_typed = conn.execute(all_entities).fetchone()
         n_graph, n_graph_typed = conn.execute(graph_entities).fetchone()
         relations = one(f"select count(distinct path) from raw.relation_instances where {loaded}")
         relations_5 = one(
-            "select count(*) from (select path from raw.relation_instances where " + loaded +
-            " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
+            "select count(*) from (select path from raw.relation_instances where "
+            + loaded
+            + " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
         )
         by_source = {
             source: int(n)

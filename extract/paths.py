@@ -24,6 +24,7 @@ __all__ = [
     "DepToken",
     "SEP",
     "canonical_path",
+    "doc_arrays",
     "is_reversed",
     "labels_of",
     "lemmas_of",
@@ -108,14 +109,14 @@ class DepSentence:
         strings = doc.vocab.strings
         tokens = []
         for i in range(first, end):
-            text = strings[orth[i]]
-            lemma = strings[lemma_ids[i]] or text
+            form = strings[orth[i]]
+            lemma = strings[lemma_ids[i]] or form
             if i != first:
-                lemma = _surface_case(text, lemma)
+                lemma = _surface_case(form, lemma)
             h = rel_head[i]
             start = idx[i]
-            tokens.append(DepToken(text, lemma, strings[tag_ids[i]], strings[dep_ids[i]],
-                                   i + h - first if h else -1, start, start + len(text)))
+            tokens.append(DepToken(form, lemma, strings[tag_ids[i]], strings[dep_ids[i]],
+                                   i + h - first if h else -1, start, start + len(form)))
         if not tokens:
             return cls(tokens, "", 0, "clear")
         s0, e0 = tokens[0].start, tokens[-1].end

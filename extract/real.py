@@ -1,4 +1,4 @@
-"""Extract the shared real corpora with the shared type tables (``sherliic-extract real`` / ``make extract-real``).
+"""Extract the shared real corpora with the shared type tables (``sherliic-extract real``).
 
 Inputs (from :func:`extract.settings.shared_data_dir`): FewRel val_wiki + val_nyt + test_nyt, every
 T-REx ``P*.jsonl``, Google-RE (LAMA version), the original GREC files; types: the FIGER map
@@ -60,10 +60,15 @@ def real_inputs(data_dir: Path | None = None, only: tuple[str, ...] = CORPUS_GRO
         corpora += [("google_re", p) for p in sorted((c / "google_re").glob("*.jsonl"))]
     if "grec" in only:
         corpora += [("grec", p) for p in sorted((c / "grec").glob("*.json"))]
-    inputs = RealInputs(data, data / "types" / "figer" / "types.map",
-                        [data / "types" / "textent" / "dev.tsv", data / "types" / "textent" / "test.tsv"],
-                        corpora)
-    missing = [str(p) for p in [inputs.type_map, *inputs.textent, *(p for _, p in corpora)] if not p.is_file()]
+    inputs = RealInputs(
+        data,
+        data / "types" / "figer" / "types.map",
+        [data / "types" / "textent" / "dev.tsv", data / "types" / "textent" / "test.tsv"],
+        corpora,
+    )
+    missing = [
+        str(p) for p in [inputs.type_map, *inputs.textent, *(p for _, p in corpora)] if not p.is_file()
+    ]
     if missing:
         raise FileNotFoundError(f"shared data incomplete, missing: {', '.join(missing)}")
     return inputs
@@ -113,10 +118,21 @@ def run_real(
     for fmt, path in inputs.corpora:
         options = {"names": names} if fmt == "grec" else {}
         progress = progress_factory(f"{fmt}:{path.name}") if progress_factory else None
-        note(load_corpus(path, fmt, url, replace=replace, processes=processes, ner_types=ner_types,
-                         ner_mentions=ner_mentions, limit=limit, reader_options=options, progress=progress))
+        note(
+            load_corpus(
+                path,
+                fmt,
+                url,
+                replace=replace,
+                processes=processes,
+                ner_types=ner_types,
+                ner_mentions=ner_mentions,
+                limit=limit,
+                reader_options=options,
+                progress=progress,
+            )
+        )
     note(load_title_types(inputs.textent, url))
     result = database_summary(url)
     result["batches_run"] = [s.to_dict() for s in summaries]
     return result
-

@@ -59,21 +59,27 @@ def read_tsv(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[str, s
         if line == 1 and [c.strip().lower() for c in cols] == ["entity", "type"]:
             continue
         if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
-            report(InputError(str(path), line, f"expected 'entity<TAB>type', got {len(cols)} column(s)"), on_error)
+            report(
+                InputError(str(path), line, f"expected 'entity<TAB>type', got {len(cols)} column(s)"),
+                on_error,
+            )
             continue
         yield cols[0].strip(), cols[1].strip()
 
 
-def read_ntriples(path: Path, on_error: ErrorHandler = None, stats: dict | None = None
-                  ) -> Iterator[tuple[str, str]]:
+def read_ntriples(
+    path: Path, on_error: ErrorHandler = None, stats: dict | None = None
+) -> Iterator[tuple[str, str]]:
     stats = stats if stats is not None else {}
     for line, content in read_lines(path, on_error):
         if not content.strip() or content.lstrip().startswith("#"):
             continue
         match = _NT.match(content)
         if match is None:
-            report(InputError(str(path), line, "not an N-Triples line '<subject> <predicate> <object> .'"),
-                   on_error)
+            report(
+                InputError(str(path), line, "not an N-Triples line '<subject> <predicate> <object> .'"),
+                on_error,
+            )
             continue
         subject, predicate, obj = match.groups()
         if not predicate.strip("<>").endswith(TYPE_PREDICATE):
@@ -92,17 +98,22 @@ def read_textent(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[st
         if not header_seen:
             header_seen = True
             if [c.strip() for c in cols] != ["freebase_id", "wikipedia_title", "types"]:
-                raise InputError(str(path), line, "expected the header 'freebase_id<TAB>wikipedia_title<TAB>types'")
+                raise InputError(
+                    str(path), line, "expected the header 'freebase_id<TAB>wikipedia_title<TAB>types'"
+                )
             continue
         if len(cols) != 3 or not cols[0].strip():
-            report(InputError(str(path), line, f"expected 3 tab-separated columns, got {len(cols)}"), on_error)
+            report(
+                InputError(str(path), line, f"expected 3 tab-separated columns, got {len(cols)}"), on_error
+            )
             continue
         types = [figer_type(t) for t in cols[2].split(",") if t.strip()]
         yield cols[0].strip(), cols[1].strip(), types
 
 
-def read_type_rows(path: Path, fmt: str, on_error: ErrorHandler = None, stats: dict | None = None
-                   ) -> Iterator[tuple[str, str]]:
+def read_type_rows(
+    path: Path, fmt: str, on_error: ErrorHandler = None, stats: dict | None = None
+) -> Iterator[tuple[str, str]]:
     """(entity, type) rows of a type table in format ``fmt`` (tsv, ntriples, textent)."""
     if fmt == "tsv":
         yield from read_tsv(path, on_error)
@@ -152,8 +163,9 @@ def textent_names(paths: Iterable[Path]) -> dict[str, str]:
     return out
 
 
-def title_type_rows(entities: Iterable[tuple[str, str]], titles: dict[str, set[str]]
-                    ) -> Iterator[tuple[str, str]]:
+def title_type_rows(
+    entities: Iterable[tuple[str, str]], titles: dict[str, set[str]]
+) -> Iterator[tuple[str, str]]:
     """(entity, type) for entities (id, name) whose name matches a textent title (by title_key)."""
     for entity, name in entities:
         for t in sorted(titles.get(title_key(name), ())):

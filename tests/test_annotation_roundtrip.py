@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_annotation_helpers import make_warehouse
 
+from annotation.cli import main as cli_main
 from annotation.dataset import SHERLIIC_COLUMNS, aggregate, export_dataset, statistics
 from annotation.results import import_results
 from annotation.sampling import export_batch_csv, sample_batch
@@ -126,6 +127,20 @@ def test_bad_results_files_are_rejected_whole(sampled: str, tmp_path: Path) -> N
     assert _n_judgements(sampled) == 1
 
 
+def test_cli_reports_bad_input_with_file_and_line(
+    sampled: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", sampled)
+    bad = _write(tmp_path / "results.csv", [["item_id", "worker_id", "answer"], ["nope", "w1", "yes"]])
+    assert cli_main(["import", str(bad)]) == 2
+    assert f"{bad}:2: unknown item id 'nope'" in capsys.readouterr().err
+    assert _n_judgements(sampled) == 0
+    assert cli_main(["export", "--batch", "b1", "--out", str(tmp_path / "b1.csv")]) == 0
+    assert (tmp_path / "b1.csv").exists()
+    assert cli_main(["render", "nsubj^-___grant___prep___to___pobj", "orgf", "empl"]) == 0
+    assert capsys.readouterr().out.strip().endswith("orgf[A] is granting to empl[B]")
+
+
 def _judge(ids: list[str], answers: dict[str, list[str]]) -> list[list[str]]:
     rows = [["item_id", "worker_id", "answer"]]
     for worker, worker_answers in answers.items():
@@ -236,6 +251,27 @@ def test_annotation_page_over_http(sampled: str) -> None:
         form += [("item", i) for i in ids] + [(f"answer_{i}", "yes") for i in ids]
         urllib.request.urlopen(f"{base}/submit", data=urllib.parse.urlencode(form).encode()).read()
         assert _n_judgements(sampled) == len(ids)
+        # Zeichner's two steps: meaningful? (both sides), then entailment
+        sample_batch("zb", 1, hypotheses_per_premise=1, task="zeichner", url=sampled)
+        page = urllib.request.urlopen(f"{base}/?worker=w9&task=zeichner").read().decode()
+        assert "meaningful sentence?" in page
+        (zid,) = [
+            line.split("value='")[1].split("'")[0] for line in page.split("<input") if "name='item'" in line
+        ]
+        form = [
+            ("worker", "w9"),
+            ("task", "zeichner"),
+            ("item", zid),
+            (f"pm_{zid}", "yes"),
+            (f"hm_{zid}", "no"),
+        ]
+        urllib.request.urlopen(f"{base}/submit", data=urllib.parse.urlencode(form).encode()).read()
+        with connect(sampled) as conn:
+            stored = conn.execute(
+                "select answer, premise_meaningful, hypothesis_meaningful from raw.annotation_judgements "
+                "where task = 'zeichner'"
+            ).fetchall()
+        assert stored == [("incomprehensible", True, False)]
     finally:
         server.shutdown()
         server.server_close()

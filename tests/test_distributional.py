@@ -140,6 +140,7 @@ def test_typed_scores_and_sherlock(marts_url: str) -> None:
             item(rev(LEAD), rev(HEAD), ("company", "person")),  # same item written object-first
             item(LEAD, HEAD, ("thing", "leader")),  # premise T12; hypothesis has no such type -> NaN
             item(LEAD, HEAD, None),  # no types -> NaN
+            item(LEAD, HEAD, ("PERSON", "/business/company")),  # normalised type names: as item 0
         ]
     )
     s = compute_scores(items, marts_url, "typed")
@@ -154,6 +155,7 @@ def test_typed_scores_and_sherlock(marts_url: str) -> None:
     # Sherlock: |A|=1, |B|=2, |A∩B|=1, |E|²=49 -> Relv=24.5, σ=2·ln 24.5, esr=2/2
     assert s.loc[0, "sherlock_esr"] == pytest.approx(24.5 * 2 * ln(24.5) * 1.0)
     pd.testing.assert_series_equal(s.loc[1], s.loc[0], check_names=False)
+    pd.testing.assert_series_equal(s.loc[4], s.loc[0], check_names=False)
     assert s.loc[[2, 3]].isna().all().all()
 
 

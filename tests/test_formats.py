@@ -1,4 +1,4 @@
-"""Corpus readers (extract/formats): real sample records from the shared data, committed fixtures, bad input."""
+"""Corpus readers (extract/formats): real samples from the shared data, fixtures, bad input."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_jsonl_fixture():
     assert [d.document_id for d in docs] == ["d1", "d2", "d3"]
     assert [d.line_number for d in docs] == [1, 3, 4]  # blank line 2 skipped, numbering kept
     bezos, amazon = docs[0].mentions
-    assert docs[0].text[bezos.start:bezos.end] == "Jeff Bezos" and bezos.entity_id == "Q312556"
+    assert docs[0].text[bezos.start : bezos.end] == "Jeff Bezos" and bezos.entity_id == "Q312556"
     assert bezos.types == ("/person",) and amazon.name == "Amazon.com"
     assert docs[1].mentions[1].name == "Andy Jassy"  # default name = covered text
 
@@ -46,7 +46,7 @@ def test_jsonl_fixture():
         ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}', "outside the text"),
         ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
         ('{"id": 1, "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
-        ('[1, 2]', "expected a JSON object"),
+        ("[1, 2]", "expected a JSON object"),
     ],
 )
 def test_jsonl_bad_lines_name_file_line_problem(tmp_path, line, problem):
@@ -61,7 +61,9 @@ def test_jsonl_bad_lines_name_file_line_problem(tmp_path, line, problem):
 
 def test_wrong_encoding_names_the_line(tmp_path):
     path = tmp_path / "latin1.jsonl"
-    path.write_bytes(b'{"id": 1, "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n')
+    path.write_bytes(
+        b'{"id": 1, "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n'
+    )
     with pytest.raises(InputError) as err:
         list(reader("jsonl").read(path))
     assert err.value.line == 2 and "not valid UTF-8" in err.value.problem and "0xfc" in err.value.problem
@@ -79,7 +81,9 @@ def test_empty_file_is_an_error(tmp_path):
 
 def test_skip_bad_handler_receives_errors_and_reading_goes_on(tmp_path):
     path = tmp_path / "mixed.jsonl"
-    path.write_text('{"text": "A", "mentions": []}\nnot json\n{"mentions": []}\n{"text": "B", "mentions": []}\n')
+    path.write_text(
+        '{"text": "A", "mentions": []}\nnot json\n{"mentions": []}\n{"text": "B", "mentions": []}\n'
+    )
     errors: list[InputError] = []
     docs = list(reader("jsonl").read(path, on_error=errors.append))
     assert [d.text for d in docs] == ["A", "B"]
@@ -120,7 +124,7 @@ def test_fewrel_real_sample(shared_data):
     docs = _first(reader("fewrel").read(shared_data / "corpora/fewrel/val_wiki.json"), 5)
     first = docs[0]
     assert first.document_id == "P177:0" and first.line_number == 1
-    names = {m.entity_id: first.text[m.start:m.end] for m in first.mentions}
+    names = {m.entity_id: first.text[m.start : m.end] for m in first.mentions}
     assert names == {"Q5034838": "Cape Girardeau Bridge", "Q1497": "Mississippi River"}
     assert all(len({m.entity_id for m in d.mentions}) == 2 for d in docs)
 
@@ -129,7 +133,7 @@ def test_trex_real_sample(shared_data):
     stats: Counter = Counter()
     docs = _first(reader("trex").read(shared_data / "corpora/trex/P101.jsonl", stats=stats), 3)
     first = docs[0]
-    by_id = {m.entity_id: first.text[m.start:m.end] for m in first.mentions}
+    by_id = {m.entity_id: first.text[m.start : m.end] for m in first.mentions}
     assert by_id == {"Q7251": "Turing", "Q8078": "logician"}
     assert "[MASK]" not in first.text and first.line_number == 1
     assert {m.name for m in first.mentions} == {"Alan Turing", "logic"}  # KG labels as names
@@ -141,13 +145,16 @@ def test_google_re_real_sample(shared_data):
     path = shared_data / "corpora/google_re/place_of_birth_test.jsonl"
     docs = _first(reader("google_re").read(path, stats=stats), 50)
     first = docs[0]
-    assert {(m.entity_id, first.text[m.start:m.end]) for m in first.mentions} >= {
-        ("/m/047fprg", "Khatchig Mouradian"), ("/m/04hqz", "Lebanon")}
+    assert {(m.entity_id, first.text[m.start : m.end]) for m in first.mentions} >= {
+        ("/m/047fprg", "Khatchig Mouradian"),
+        ("/m/04hqz", "Lebanon"),
+    }
     # Every found mention covers its label, an alias or the surname exactly.
     found = sum(1 for d in docs if len({m.entity_id for m in d.mentions}) == 2)
     assert found >= 40
-    dob = _first(reader("google_re").read(shared_data / "corpora/google_re/date_of_birth_test.jsonl",
-                                          stats=stats), 5)
+    dob = _first(
+        reader("google_re").read(shared_data / "corpora/google_re/date_of_birth_test.jsonl", stats=stats), 5
+    )
     assert all(m.entity_id.startswith("/m/") for d in dob for m in d.mentions)  # literal dates skipped
     assert stats["literal_object"] == 5
 
@@ -156,11 +163,15 @@ def test_grec_real_sample(shared_data):
     stats: Counter = Counter()
     path = shared_data / "corpora/grec/20131104-place_of_death.json"
     docs = _first(reader("grec").read(path, stats=stats, names={"/m/0ftfw": "San Salvador"}), 1)
-    assert {(m.entity_id, docs[0].text[m.start:m.end]) for m in docs[0].mentions} == {
-        ("/m/0fn28k", "Toño Salazar"), ("/m/0ftfw", "San Salvador")}
+    assert {(m.entity_id, docs[0].text[m.start : m.end]) for m in docs[0].mentions} == {
+        ("/m/0fn28k", "Toño Salazar"),
+        ("/m/0ftfw", "San Salvador"),
+    }
     edu = _first(reader("grec").read(shared_data / "corpora/grec/20131104-education-degree.json"), 1)[0]
     assert "((" not in edu.text
-    assert ("/m/02h4rq6", "Bachelor of Science") in {(m.entity_id, edu.text[m.start:m.end]) for m in edu.mentions}
+    assert ("/m/02h4rq6", "Bachelor of Science") in {
+        (m.entity_id, edu.text[m.start : m.end]) for m in edu.mentions
+    }
 
 
 # -- committed fixtures: FACC1, CoNLL-U, text --------------------------------------------------------------
@@ -170,9 +181,12 @@ def test_facc1_fixture_byte_offsets():
     assert [d.line_number for d in docs] == [1, 5]
     first = docs[0]
     # "Müller" is 7 bytes but 6 characters: the byte offsets 15..28 become characters 14..27.
-    assert [(first.text[m.start:m.end], m.entity_id) for m in first.mentions] == [
-        ("Müller", "/m/0c1y4"), ("Bayern Munich", "/m/01xn5sc"), ("Bayern Munich", "/m/01xn5sc"),
-        ("Müller", "/m/0c1y4")]
+    assert [(first.text[m.start : m.end], m.entity_id) for m in first.mentions] == [
+        ("Müller", "/m/0c1y4"),
+        ("Bayern Munich", "/m/01xn5sc"),
+        ("Bayern Munich", "/m/01xn5sc"),
+        ("Müller", "/m/0c1y4"),
+    ]
     assert docs[1].mentions[-1].name == "Angela Merkel"  # first surface of the entity names it
 
 
@@ -193,7 +207,8 @@ def test_conllu_fixture_paths_without_spacy():
     (doc1, res1), (doc2, res2) = results
     assert doc1.document_id == "s1" and doc2.line_number == 9
     assert [(i.path, i.arg1_entity_id, i.arg2_entity_id) for i in res1.instances] == [
-        ("nsubj^-___found___dobj", "Q312556", "Q3884")]
+        ("nsubj^-___found___dobj", "Q312556", "Q3884")
+    ]
     paths = {(i.path, i.arg2_entity_id) for i in res2.instances}
     assert ("nsubjpass^-___found___prep___by___pobj", "Q312556") in paths  # ClearNLP agent → prep
     assert res2.rejections == {"rule1_subject_end": 1}  # Bezos–Seattle has no subject end
@@ -207,7 +222,9 @@ def test_conllu_rejects_universal_dependencies():
 
 def test_conllu_bad_bio(tmp_path):
     path = tmp_path / "bad.conllu"
-    path.write_text("1\tBob\tBob\tPROPN\tNNP\t_\t2\tnsubj\t_\tEntity=I-Q1\n2\truns\trun\tVERB\tVBZ\t_\t0\tROOT\t_\t_\n")
+    path.write_text(
+        "1\tBob\tBob\tPROPN\tNNP\t_\t2\tnsubj\t_\tEntity=I-Q1\n2\truns\trun\tVERB\tVBZ\t_\t0\tROOT\t_\t_\n"
+    )
     with pytest.raises(InputError) as err:
         list(reader("conllu").read_extracted(path))
     assert err.value.line == 1 and "does not continue" in err.value.problem

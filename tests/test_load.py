@@ -1,4 +1,4 @@
-"""Batch loading into the real embedded Postgres: counts, idempotency, replace, rollback, skip_bad, concurrency."""
+"""Batch loading into the real embedded Postgres: counts, idempotency, replace, rollback, concurrency."""
 
 from __future__ import annotations
 
@@ -20,8 +20,14 @@ def _counts(url: str) -> dict[str, int]:
     with psycopg.connect(url) as conn:
         return {
             table: conn.execute(f"select count(*) from raw.{table}").fetchone()[0]
-            for table in ("load_batches", "sentences", "entities", "entity_types", "relation_instances",
-                          "path_rejections")
+            for table in (
+                "load_batches",
+                "sentences",
+                "entities",
+                "entity_types",
+                "relation_instances",
+                "path_rejections",
+            )
         }
 
 
@@ -40,11 +46,21 @@ def test_load_jsonl_rows_and_summary(fresh_db_url):
             "select r.path, r.arg1_entity_id, r.arg2_entity_id, r.subject_side, s.text, s.line_number "
             "from raw.relation_instances r join raw.sentences s using (sentence_id) order by r.instance_id"
         ).fetchall()
-        batch = conn.execute("select status, n_documents, n_instances, checksum, finished_at is not null "
-                             "from raw.load_batches").fetchone()
+        batch = conn.execute(
+            "select status, n_documents, n_instances, checksum, finished_at is not null from raw.load_batches"
+        ).fetchone()
         name = conn.execute("select entity_name from raw.entities where entity_id = 'Q3884'").fetchone()[0]
-        types = conn.execute("select entity_id, type_name, type_source from raw.entity_types order by 1").fetchall()
-    assert rows[0] == ("nsubj^-___found___dobj", "Q312556", "Q3884", 1, "Jeff Bezos founded Amazon in 1994.", 1)
+        types = conn.execute(
+            "select entity_id, type_name, type_source from raw.entity_types order by 1"
+        ).fetchall()
+    assert rows[0] == (
+        "nsubj^-___found___dobj",
+        "Q312556",
+        "Q3884",
+        1,
+        "Jeff Bezos founded Amazon in 1994.",
+        1,
+    )
     assert ("nsubj^-___acquire___dobj", "Q2283", "Q364", 1, "Microsoft acquired GitHub in 2018.", 3) in rows
     assert batch[0] == "loaded" and batch[1] == 3 and batch[2] == 4 and len(batch[3]) == 64 and batch[4]
     assert name in ("Amazon", "Amazon.com")  # one mention each: alphabetical tie-break
@@ -72,10 +88,15 @@ def test_idempotent_and_replace(fresh_db_url):
 
 BAD_CASES = {
     "malformed": ('{"id": "x", "text": "Bob met Ann.", "mentions": [', "malformed JSON"),
-    "bad_offsets": ('{"id": "x", "text": "Bob met Ann.", "mentions": [{"start": 8, "end": 40, "entity": "a"}]}',
-                    "outside the text"),
-    "misaligned": ('{"id": "x", "text": "Bob met Ann.", "mentions": [{"start": 0, "end": 2, "entity": "a"}, '
-                   '{"start": 8, "end": 11, "entity": "b"}]}', "token boundaries"),
+    "bad_offsets": (
+        '{"id": "x", "text": "Bob met Ann.", "mentions": [{"start": 8, "end": 40, "entity": "a"}]}',
+        "outside the text",
+    ),
+    "misaligned": (
+        '{"id": "x", "text": "Bob met Ann.", "mentions": [{"start": 0, "end": 2, "entity": "a"}, '
+        '{"start": 8, "end": 11, "entity": "b"}]}',
+        "token boundaries",
+    ),
     "missing_field": ('{"id": "x", "mentions": []}', "missing field 'text'"),
 }
 
@@ -98,7 +119,8 @@ def test_bad_input_rolls_back_the_whole_batch(fresh_db_url, tmp_path, case):
     assert err.value.file == str(path) and err.value.line == line and problem in err.value.problem
     after = _counts(fresh_db_url)
     assert {k: v for k, v in after.items() if k != "load_batches"} == {
-        k: v for k, v in before.items() if k != "load_batches"}
+        k: v for k, v in before.items() if k != "load_batches"
+    }
     statuses = _statuses(fresh_db_url)
     assert statuses[0] == (earlier.batch_id, "loaded")
     assert [s for _, s in statuses[1:]] == ["failed"]  # no 'loading' row left behind
@@ -124,8 +146,10 @@ def test_empty_and_missing_files(fresh_db_url, tmp_path):
 def test_skip_bad_counts_bad_lines(fresh_db_url, tmp_path):
     path = tmp_path / "mixed.jsonl"
     lines = GOOD.read_text().splitlines()
-    path.write_text("\n".join([lines[0], "{broken", BAD_CASES["bad_offsets"][0], BAD_CASES["misaligned"][0],
-                               lines[3]]) + "\n")
+    path.write_text(
+        "\n".join([lines[0], "{broken", BAD_CASES["bad_offsets"][0], BAD_CASES["misaligned"][0], lines[3]])
+        + "\n"
+    )
     s = load_corpus(path, "jsonl", fresh_db_url, skip_bad=True)
     assert s.counts["bad_lines"] == 3 and s.counts["documents"] == 2
     assert s.counts["instances"] == 2
@@ -148,7 +172,9 @@ def test_two_concurrent_loads_of_one_file_load_it_once(fresh_db_url, tmp_path):
     path.write_text("".join(json.dumps({**record, "id": f"d{i}"}) + "\n" for i in range(300)))
     ctx = multiprocessing.get_context("spawn")
     start, queue = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_load_in_process, args=(fresh_db_url, str(path), start, queue)) for _ in range(2)]
+    procs = [
+        ctx.Process(target=_load_in_process, args=(fresh_db_url, str(path), start, queue)) for _ in range(2)
+    ]
     for p in procs:
         p.start()
     start.set()
@@ -176,16 +202,24 @@ def test_conllu_and_facc1_load(fresh_db_url):
     f = load_corpus(FIXTURES / "facc1_docs" / "annotations.tsv", "facc1", fresh_db_url)
     assert f.counts["documents"] == 2 and f.counts["entities"] == 5 and f.counts["instances"] >= 2
     with psycopg.connect(fresh_db_url) as conn:
-        paths = {r[0] for r in conn.execute(
-            "select path from raw.relation_instances where batch_id = %s", (f.batch_id,))}
+        paths = {
+            r[0]
+            for r in conn.execute(
+                "select path from raw.relation_instances where batch_id = %s", (f.batch_id,)
+            )
+        }
     assert "nsubj^-___visit___dobj" in paths
 
 
 def test_text_format_ner_mentions_and_types(fresh_db_url):
     s = load_corpus(FIXTURES / "sample.txt", "text", fresh_db_url)
     with psycopg.connect(fresh_db_url) as conn:
-        rows = conn.execute("select path, arg1_entity_id, arg2_entity_id from raw.relation_instances").fetchall()
-        types = dict(conn.execute("select entity_id, type_name from raw.entity_types where type_source = 'ner'"))
+        rows = conn.execute(
+            "select path, arg1_entity_id, arg2_entity_id from raw.relation_instances"
+        ).fetchall()
+        types = dict(
+            conn.execute("select entity_id, type_name from raw.entity_types where type_source = 'ner'")
+        )
     assert ("nsubj^-___meet___dobj", "barack obama", "angela merkel") in rows
     assert types["angela merkel"] == "PERSON" and types["microsoft"] == "ORG"
     assert s.counts["typed_entities"] == s.counts["entities"]
@@ -193,8 +227,19 @@ def test_text_format_ner_mentions_and_types(fresh_db_url):
 
 def test_ner_types_and_mentions_for_linked_corpora(fresh_db_url, tmp_path):
     path = tmp_path / "linked.jsonl"
-    path.write_text(json.dumps({"id": "a", "text": "Barack Obama met Angela Merkel in Berlin.", "mentions": [
-        {"start": 0, "end": 12, "entity": "Q76"}, {"start": 17, "end": 30, "entity": "Q567"}]}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "text": "Barack Obama met Angela Merkel in Berlin.",
+                "mentions": [
+                    {"start": 0, "end": 12, "entity": "Q76"},
+                    {"start": 17, "end": 30, "entity": "Q567"},
+                ],
+            }
+        )
+        + "\n"
+    )
     s = load_corpus(path, "jsonl", fresh_db_url, ner_types=True, ner_mentions=True)
     with psycopg.connect(fresh_db_url) as conn:
         types = set(conn.execute("select entity_id, type_name, type_source from raw.entity_types"))
@@ -205,8 +250,10 @@ def test_ner_types_and_mentions_for_linked_corpora(fresh_db_url, tmp_path):
 
 def test_type_tables_and_map(fresh_db_url, tmp_path):
     tsv = tmp_path / "types.tsv"
-    tsv.write_text("entity\ttype\n/m/0d6lp\t/location/citytown\n/m/0d6lp\t/location/location\n"
-                   "/m/0d6lp\t/location/citytown\n")
+    tsv.write_text(
+        "entity\ttype\n/m/0d6lp\t/location/citytown\n/m/0d6lp\t/location/location\n"
+        "/m/0d6lp\t/location/citytown\n"
+    )
     s = load_types(tsv, "tsv", fresh_db_url)
     assert s.counts["rows"] == 2 and s.counts["typed_entities"] == 1
     assert load_types(tsv, "tsv", fresh_db_url).skipped

@@ -84,3 +84,30 @@ set work_mem = '{{ var("work_mem", "512MB") }}'
 {% macro spark__heavy_model_settings() -%}
 select 1
 {%- endmacro %}
+
+{# refresh planner statistics of a freshly built table (post-hook): without them Postgres may pick
+   nested loops over million-row tables built a second ago #}
+{% macro analyze_table() -%}
+{{ return(adapter.dispatch('analyze_table', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__analyze_table() -%}
+analyze {{ this }}
+{%- endmacro %}
+{% macro spark__analyze_table() -%}
+analyze table {{ this }} compute statistics
+{%- endmacro %}
+
+{# statistics of the raw tables (pre-hook of the first models reading them): loaders COPY millions of
+   rows and autovacuum may not have analyzed them yet #}
+{% macro analyze_sources() -%}
+{{ return(adapter.dispatch('analyze_sources', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__analyze_sources() -%}
+analyze {{ source('raw', 'load_batches') }};
+analyze {{ source('raw', 'relation_instances') }};
+analyze {{ source('raw', 'entity_types') }};
+analyze {{ source('raw', 'entities') }}
+{%- endmacro %}
+{% macro spark__analyze_sources() -%}
+select 1
+{%- endmacro %}

@@ -21,7 +21,9 @@ def report(error: InputError, on_error: ErrorHandler) -> None:
     on_error(error)
 
 
-def read_lines(path: Path, on_error: ErrorHandler = None, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+def read_lines(
+    path: Path, on_error: ErrorHandler = None, encoding: str = "utf-8"
+) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without newline); bad encoding is an InputError naming the line.
 
     Decoding is per line so the error names the exact line; an empty file is an error of its own.
@@ -36,8 +38,10 @@ def read_lines(path: Path, on_error: ErrorHandler = None, encoding: str = "utf-8
             except UnicodeDecodeError as exc:
                 report(
                     InputError(
-                        str(path), number,
-                        f"not valid {encoding.upper()}: byte 0x{raw[exc.start]:02x} at column {exc.start + 1} "
+                        str(path),
+                        number,
+                        f"not valid {encoding.upper()}: byte 0x{raw[exc.start]:02x} "
+                        f"at column {exc.start + 1} "
                         f"(convert the file to {encoding.upper()})",
                     ),
                     on_error,
@@ -58,7 +62,9 @@ def json_lines(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[int,
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            report(InputError(str(path), number, f"malformed JSON: {exc.msg} at column {exc.colno}"), on_error)
+            report(
+                InputError(str(path), number, f"malformed JSON: {exc.msg} at column {exc.colno}"), on_error
+            )
             continue
         if not isinstance(obj, dict):
             report(InputError(str(path), number, "expected a JSON object"), on_error)
@@ -100,7 +106,8 @@ def check_mention(text: str, mention: Mention, path: Path, line: int) -> None:
     """Offsets must lie inside the text and cover a non-empty span."""
     if not (0 <= mention.start < mention.end <= len(text)):
         raise InputError(
-            str(path), line,
+            str(path),
+            line,
             f"mention offsets [{mention.start}, {mention.end}) of entity {mention.entity_id!r} "
             f"outside the text (length {len(text)})",
         )
@@ -114,9 +121,7 @@ def normalise_name(name: str) -> str:
     return name
 
 
-def find_surface(
-    text: str, surfaces: Sequence[str], taken: list[tuple[int, int]]
-) -> list[tuple[int, int]]:
+def find_surface(text: str, surfaces: Sequence[str], taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """All whole-word, case-sensitive occurrences of the first surface string that occurs in `text`.
 
     Surfaces are tried in the given order (callers put the label first, then aliases longest first);

@@ -64,7 +64,7 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
         if len(cols) != 10 or "-" in cols[0] or "." in cols[0]:
             continue
         index += 1
-        tag = next((a[len("Entity="):] for a in cols[9].split("|") if a.startswith("Entity=")), None)
+        tag = next((a[len("Entity=") :] for a in cols[9].split("|") if a.startswith("Entity=")), None)
         if tag is None or tag == "O":
             current = None
             continue
@@ -73,7 +73,9 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
             raise InputError(str(path), first + offset, f"MISC Entity={tag!r} must be B-<id>, I-<id> or O")
         if kind == "I":
             if current is None or current[2] != entity:
-                raise InputError(str(path), first + offset, f"Entity=I-{entity} does not continue a B-{entity}")
+                raise InputError(
+                    str(path), first + offset, f"Entity=I-{entity} does not continue a B-{entity}"
+                )
             current[1] = index
             continue
         current = [index, index, entity]
@@ -88,7 +90,7 @@ def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> Ext
     roots = [stanford.span_root(f, last) for f, last, _ in spans]
     for i in range(len(spans)):
         for j in range(i + 1, len(spans)):
-            (fi, li, ei), (fj, lj, ej) = spans[i], spans[j]
+            (_, li, ei), (fj, _, ej) = spans[i], spans[j]
             if ei == ej:
                 continue
             if fj <= li or roots[i] == roots[j]:
@@ -105,30 +107,48 @@ def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> Ext
     return result
 
 
-def read_extracted(path: Path, *, on_error: ErrorHandler = None) -> Iterator[tuple[Document, ExtractionResult]]:
+def read_extracted(
+    path: Path, *, on_error: ErrorHandler = None
+) -> Iterator[tuple[Document, ExtractionResult]]:
     path = Path(path)
     for first, block in _blocks(path, on_error):
         try:
-            labels = [c[7] for c in (line.split("\t") for line in block if not line.startswith("#"))
-                      if len(c) == 10]
+            labels = [
+                c[7] for c in (line.split("\t") for line in block if not line.startswith("#")) if len(c) == 10
+            ]
             ud = check_label_set(labels)
             if ud is not None:
                 # Fatal even with skip_bad: every sentence of such a file would be wrong.
-                raise _Fatal(InputError(
-                    str(path), first,
-                    f"dependency label {ud!r} is Universal Dependencies; this format needs Stanford basic or "
-                    "ClearNLP labels (e.g. Stanford CoreNLP basic dependencies or spaCy's English models)",
-                ))
+                raise _Fatal(
+                    InputError(
+                        str(path),
+                        first,
+                        f"dependency label {ud!r} is Universal Dependencies; "
+                        "this format needs Stanford basic or "
+                        "ClearNLP labels (e.g. Stanford CoreNLP basic dependencies "
+                        "or spaCy's English models)",
+                    )
+                )
             try:
                 dep = DepSentence.from_conllu(block)
             except ValueError as exc:
                 raise InputError(str(path), first, f"bad CoNLL-U sentence: {exc}") from None
             spans = _mentions(block, first, path)
-            sent_id = next((line.split("=", 1)[1].strip() for line in block
-                            if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"), None)
+            sent_id = next(
+                (
+                    line.split("=", 1)[1].strip()
+                    for line in block
+                    if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"
+                ),
+                None,
+            )
             mentions = tuple(
-                Mention(dep.tokens[f].start, dep.tokens[last].end, entity,
-                        dep.text[dep.tokens[f].start:dep.tokens[last].end])
+                Mention(
+                    dep.tokens[f].start,
+                    dep.tokens[last].end,
+                    entity,
+                    dep.text[dep.tokens[f].start : dep.tokens[last].end],
+                )
                 for f, last, entity in spans
             )
             document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)

@@ -34,12 +34,20 @@ def _document_bytes(docs_dir: Path, doc_id: str, path: Path, line: int) -> bytes
     for candidate in (docs_dir / doc_id, docs_dir / f"{doc_id}.txt"):
         if candidate.is_file():
             return candidate.read_bytes()
-    raise InputError(str(path), line, f"text of document {doc_id!r} not found in {docs_dir} "
-                     f"(expected {doc_id} or {doc_id}.txt)")
+    raise InputError(
+        str(path),
+        line,
+        f"text of document {doc_id!r} not found in {docs_dir} (expected {doc_id} or {doc_id}.txt)",
+    )
 
 
-def read(path: Path, *, on_error: ErrorHandler = None, docs_dir: str | Path | None = None,
-         min_posterior: float = 0.0) -> Iterator[Document]:
+def read(
+    path: Path,
+    *,
+    on_error: ErrorHandler = None,
+    docs_dir: str | Path | None = None,
+    min_posterior: float = 0.0,
+) -> Iterator[Document]:
     path = Path(path)
     docs_dir = Path(docs_dir) if docs_dir else path.parent
     current: str | None = None
@@ -61,15 +69,20 @@ def read(path: Path, *, on_error: ErrorHandler = None, docs_dir: str | Path | No
         cols = content.split("\t")
         try:
             if len(cols) not in (7, 8):
-                raise InputError(str(path), line, f"expected 8 tab-separated columns (7 with one posterior), "
-                                 f"got {len(cols)}")
+                raise InputError(
+                    str(path),
+                    line,
+                    f"expected 8 tab-separated columns (7 with one posterior), got {len(cols)}",
+                )
             doc_id, enc, surface, begin, end = cols[:5]
             mid = cols[-1]
             try:
                 b, e = int(begin), int(end)
                 posterior = float(cols[-2])
             except ValueError:
-                raise InputError(str(path), line, "byte offsets must be integers and posteriors numbers") from None
+                raise InputError(
+                    str(path), line, "byte offsets must be integers and posteriors numbers"
+                ) from None
             if doc_id != current:
                 doc = flush()
                 if doc is not None:
@@ -85,18 +98,23 @@ def read(path: Path, *, on_error: ErrorHandler = None, docs_dir: str | Path | No
                     text = raw.decode(encoding)
                 except UnicodeDecodeError as exc:
                     current = None
-                    raise InputError(str(path), line, f"document {doc_id!r} is not valid {enc} "
-                                     f"(byte {exc.start})") from None
+                    raise InputError(
+                        str(path), line, f"document {doc_id!r} is not valid {enc} (byte {exc.start})"
+                    ) from None
             if not (0 <= b < e <= len(raw)):
-                raise InputError(str(path), line, f"byte offsets [{b}, {e}) outside document {doc_id!r} "
-                                 f"({len(raw)} bytes)")
+                raise InputError(
+                    str(path), line, f"byte offsets [{b}, {e}) outside document {doc_id!r} ({len(raw)} bytes)"
+                )
             try:
                 covered = raw[b:e].decode(encoding)
             except UnicodeDecodeError:
                 raise InputError(str(path), line, f"byte offsets [{b}, {e}) split a character") from None
             if covered != surface:
-                raise InputError(str(path), line, f"bytes [{b}, {e}) of {doc_id!r} read {covered!r}, "
-                                 f"not the mention {surface!r}")
+                raise InputError(
+                    str(path),
+                    line,
+                    f"bytes [{b}, {e}) of {doc_id!r} read {covered!r}, not the mention {surface!r}",
+                )
             if posterior < min_posterior:
                 continue
             start = len(raw[:b].decode(encoding))

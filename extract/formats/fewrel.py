@@ -45,15 +45,17 @@ def detokenize(tokens: list[str]) -> tuple[str, list[tuple[int, int]]]:
     return "".join(parts), offsets
 
 
-def _mentions(arg: object, offsets: list[tuple[int, int]], text: str, path: Path, line: int,
-              which: str) -> list[Mention]:
+def _mentions(
+    arg: object, offsets: list[tuple[int, int]], text: str, path: Path, line: int, which: str
+) -> list[Mention]:
     if not (isinstance(arg, list) and len(arg) == 3 and isinstance(arg[1], str) and isinstance(arg[2], list)):
         raise InputError(str(path), line, f"field '{which}' must be [name, QID, [[token indices]]]")
     out = []
     for occurrence in arg[2]:
         if not occurrence or not all(isinstance(i, int) and 0 <= i < len(offsets) for i in occurrence):
             raise InputError(
-                str(path), line,
+                str(path),
+                line,
                 f"'{which}' token indices {occurrence} out of range (sentence has {len(offsets)} tokens)",
             )
         start, end = offsets[min(occurrence)][0], offsets[max(occurrence)][1]

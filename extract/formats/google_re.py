@@ -90,13 +90,24 @@ def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = N
             sub_label = str(rec.get("sub_label") or "")
             obj_label = str(rec.get("obj_label") or "")
             if not sub_label:
-                raise InputError(str(path), line, "missing field 'sub_label' (use --format grec for the "
-                                 "original GREC files without labels)")
-            sub = (sub_id, sub_label, [*name_variants(sub_label), *_aliases(rec, "sub_aliases"),
-                                       *surname(sub_label)])
+                raise InputError(
+                    str(path),
+                    line,
+                    "missing field 'sub_label' (use --format grec for the "
+                    "original GREC files without labels)",
+                )
+            sub = (
+                sub_id,
+                sub_label,
+                [*name_variants(sub_label), *_aliases(rec, "sub_aliases"), *surname(sub_label)],
+            )
             obj = None
             if MID.match(obj_id):
-                obj = (obj_id, obj_label or obj_id, [*name_variants(obj_label), *_aliases(rec, "obj_aliases")])
+                obj = (
+                    obj_id,
+                    obj_label or obj_id,
+                    [*name_variants(obj_label), *_aliases(rec, "obj_aliases")],
+                )
             else:
                 stats["literal_object"] += 1
             uid = str(rec.get("uuid") or f"{path.name}:{line}")

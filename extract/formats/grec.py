@@ -43,8 +43,13 @@ def title_from_url(url: str) -> str:
     return unquote(path.split("/wiki/", 1)[1]).replace("_", " ").strip()
 
 
-def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = None,
-         names: Mapping[str, str] | None = None) -> Iterator[Document]:
+def read(
+    path: Path,
+    *,
+    on_error: ErrorHandler = None,
+    stats: Counter | None = None,
+    names: Mapping[str, str] | None = None,
+) -> Iterator[Document]:
     path = Path(path)
     stats = stats if stats is not None else Counter()
     names = names or {}
@@ -62,8 +67,11 @@ def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = N
                 text, marked = strip_markup(str(require(ev, "snippet", str, path, line)))
                 sub_name = names.get(sub_id) or title_from_url(str(ev.get("url") or ""))
                 sub_bare = name_variants(sub_name)[-1] if sub_name else ""
-                sub = (sub_id, sub_name or sub_id, [*name_variants(sub_name), *surname(sub_bare)]) \
-                    if sub_name else None
+                sub = (
+                    (sub_id, sub_name or sub_id, [*name_variants(sub_name), *surname(sub_bare)])
+                    if sub_name
+                    else None
+                )
                 if sub is None:
                     stats["subject_without_name"] += 1
                 obj = None
@@ -74,7 +82,8 @@ def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = N
                     else:
                         stats["object_without_name"] += 1
                 stats["evidences"] += 1
-                yield Document(f"{path.name}:{line}:{index}", text, tuple(match_entities(text, sub, obj, stats)),
-                               line)
+                yield Document(
+                    f"{path.name}:{line}:{index}", text, tuple(match_entities(text, sub, obj, stats)), line
+                )
         except InputError as exc:
             report(exc, on_error)

@@ -43,7 +43,7 @@ def parse_record(obj: dict, path: Path, line: int) -> Document:
             raise InputError(str(path), line, f"mentions[{i}].types must be a list of strings")
         mention = Mention(int(start), int(end), str(entity), None, tuple(types))
         check_mention(text, mention, path, line)
-        name = raw.get("name") or text[mention.start:mention.end]
+        name = raw.get("name") or text[mention.start : mention.end]
         mentions.append(Mention(mention.start, mention.end, mention.entity_id, str(name), mention.types))
     type_source = obj.get("type_source", "corpus")
     return Document(str(doc_id), text, tuple(mentions), line, str(type_source))

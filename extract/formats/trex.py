@@ -75,8 +75,9 @@ def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = N
                     stats["subject_not_found"] += 1
                 mentions = [Mention(s, e, sub, sub_label) for s, e in sub_spans]
                 mentions += [Mention(s, e, obj_id, obj_label) for s, e in obj_spans]
-                docs.append(Document(f"{uid}:{index}", text, tuple(sorted(mentions, key=lambda m: m.start)),
-                                     line))
+                docs.append(
+                    Document(f"{uid}:{index}", text, tuple(sorted(mentions, key=lambda m: m.start)), line)
+                )
             stats["evidences"] += len(docs)
             yield from docs
         except InputError as exc:

@@ -1,4 +1,4 @@
-{{ config(pre_hook=heavy_model_settings()) }}
+{{ config(pre_hook=heavy_model_settings(), post_hook=analyze_table()) }}
 -- Paper §2.3: A∩B for typed relations A (premise), B (hypothesis) of DIFFERENT paths, for both
 -- alignments: straight A(x,y) ⇒ B(x,y): A∩B = A ∩ B; crossed A(x,y) ⇒ B(y,x):
 -- A∩B = {(x,y) ∈ A : (y,x) ∈ B}. Counts are in the premise's orientation.

@@ -1,3 +1,4 @@
+{{ config(post_hook=analyze_table()) }}
 -- Relation instances on integer keys (provenance: instance -> sentence).
 with
 

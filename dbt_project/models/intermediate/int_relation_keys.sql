@@ -1,3 +1,4 @@
+{{ config(post_hook=analyze_table()) }}
 -- Relations (canonical paths) with a compact integer key.
 with
 

@@ -1,0 +1,197 @@
+"""Extraction speed vs bare ``nlp.pipe``, COPY load speed, SherLIiC path fidelity (make bench-extract).
+
+On the same documents (the first N evidence sentences of the shared T-REx files when present, else
+generated sentences): documents/s of bare ``nlp.pipe`` (the floor: parsing alone) and of the full
+extraction (parse + mention alignment + paths + filters, extract.load's loop) with 1 and 2
+processes; ratio = extraction / bare (goal ≥ 0.85). COPY: rows/s of the loader's write stage
+(extract.load._write_corpus: COPY into temporary tables, then the set-based inserts) on synthetic
+extraction results in a throwaway database. Fidelity: benchmarks.fidelity.sherliic_fidelity when
+the shared data is present. Writes out/bench/extract.json and out/bench/extract.md and prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+import uuid
+from pathlib import Path
+
+from extract import db
+from extract.records import Document, ExtractionResult, Mention, PathInstance
+from extract.settings import OUT_DIR, shared_data_dir
+
+
+def bench_documents(n: int) -> tuple[list[Document], str]:
+    """N documents with two linked mentions each: shared T-REx evidences, else generated sentences."""
+    from extract.formats import reader
+
+    trex = shared_data_dir() / "corpora" / "trex"
+    docs: list[Document] = []
+    if trex.is_dir():
+        files = sorted(trex.glob("P*.jsonl"))
+        per_file = max(1, n // len(files) + 1)
+        for path in files:
+            for i, doc in enumerate(reader("trex").read(path)):
+                if i >= per_file or len(docs) >= n:
+                    break
+                if len(doc.mentions) >= 2:
+                    docs.append(doc)
+        if len(docs) >= n:
+            return docs[:n], f"T-REx evidences (first {per_file} per file, {len(files)} files)"
+    rng = random.Random(0)
+    people = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Jeff Bezos", "Marie Curie", "Angela Merkel"]
+    orgs = ["Amazon", "Microsoft", "the Royal Society", "Harvard University", "Siemens", "the BBC"]
+    verbs = ["founded", "joined", "left", "led", "criticised", "visited", "advised"]
+    docs = []
+    for i in range(n):
+        p, o, v = rng.choice(people), rng.choice(orgs), rng.choice(verbs)
+        text = f"In {1900 + i % 120}, {p} {v} {o} after a long debate about its future."
+        start = text.index(p)
+        ostart = text.index(o, start + len(p))
+        docs.append(
+            Document(
+                f"gen:{i}",
+                text,
+                (Mention(start, start + len(p), p, p), Mention(ostart, ostart + len(o), o, o)),
+                i + 1,
+            )
+        )
+    return docs, "generated sentences"
+
+
+def time_bare(docs: list[Document], processes: int) -> float:
+    from extract.nlp import load_nlp
+
+    nlp = load_nlp(ner=False)
+    started = time.perf_counter()
+    for _ in nlp.pipe((d.text for d in docs), n_process=processes, batch_size=64):
+        pass
+    return len(docs) / (time.perf_counter() - started)
+
+
+def time_extraction(docs: list[Document], processes: int) -> tuple[float, int]:
+    from extract.load import _extracted
+
+    started = time.perf_counter()
+    kept = 0
+    for _doc, result in _extracted(
+        iter(docs),
+        path=Path("<bench>"),
+        fmt="trex",
+        processes=processes,
+        ner_types=False,
+        ner_mentions=False,
+        on_error=None,
+    ):
+        kept += len(result.instances)
+    return len(docs) / (time.perf_counter() - started), kept
+
+
+def time_copy(n_sentences: int) -> dict:
+    """Rows/s of the loader's write stage on synthetic results (3 instances per sentence)."""
+    import psycopg
+
+    from extract.load import _write_corpus
+
+    name = f"sherliic_bench_{uuid.uuid4().hex[:8]}"
+    db.create_database(name)
+    try:
+        url = db.server_url(name)
+        db.apply_schema(url)
+        results = []
+        for i in range(n_sentences):
+            text = f"Entity {i} met entity {i + 1} and entity {i + 2}."
+            doc = Document(f"d{i}", text, (Mention(0, 8, f"E{i}"), Mention(13, 23, f"E{i + 1}")), i + 1)
+            insts = [
+                PathInstance(f"nsubj^-___meet{k}___dobj", f"E{i}", f"E{i + k}", 1, text, 0) for k in (1, 2, 3)
+            ]
+            results.append((doc, ExtractionResult(insts, {"rule1_subject_end": 1})))
+        with psycopg.connect(url) as conn:
+            batch_id = conn.execute(
+                "insert into raw.load_batches (source_file, source_format, kind, checksum) "
+                "values ('bench', 'bench', 'corpus', 'bench') returning batch_id"
+            ).fetchone()[0]
+            started = time.perf_counter()
+            counts, _ = _write_corpus(conn, batch_id, results, None, None)
+            conn.commit()
+            seconds = time.perf_counter() - started
+        rows = counts["sentences"] + counts["instances"] + counts["entities"]
+        return {"rows": rows, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
+    finally:
+        db.drop_database(name)
+
+
+def run(n: int, copy_sentences: int, fidelity: bool) -> dict:
+    docs, source = bench_documents(n)
+    result: dict = {
+        "documents": len(docs),
+        "source": source,
+        "machine": platform.machine(),
+        "note": "timings depend on the load of the machine (2 shared cores)",
+    }
+    for processes in (1, 2):
+        bare = time_bare(docs, processes)
+        extraction, kept = time_extraction(docs, processes)
+        result[f"processes_{processes}"] = {
+            "bare_nlp_pipe_docs_per_s": round(bare, 1),
+            "extraction_docs_per_s": round(extraction, 1),
+            "ratio": round(extraction / bare, 3),
+            "paths_kept": kept,
+        }
+    result["copy"] = time_copy(copy_sentences)
+    if fidelity and shared_data_dir().is_dir():
+        try:
+            from benchmarks.fidelity import sherliic_fidelity
+
+            result["sherliic_fidelity"] = sherliic_fidelity(shared_data_dir())
+        except ImportError as exc:  # the fidelity module belongs to the paths helper
+            result["sherliic_fidelity"] = f"unavailable: {exc}"
+    return result
+
+
+def markdown(result: dict) -> str:
+    lines = [
+        f"# Extraction benchmark ({result['documents']} documents: {result['source']})",
+        "",
+        "| processes | bare nlp.pipe docs/s | extraction docs/s | ratio (goal ≥ 0.85) | paths kept |",
+        "|---|---|---|---|---|",
+    ]
+    for p in (1, 2):
+        r = result[f"processes_{p}"]
+        lines.append(
+            f"| {p} | {r['bare_nlp_pipe_docs_per_s']} | {r['extraction_docs_per_s']} | {r['ratio']} "
+            f"| {r['paths_kept']} |"
+        )
+    c = result["copy"]
+    lines += ["", f"COPY load: {c['rows']:,} rows in {c['seconds']} s = {c['rows_per_s']:,} rows/s", ""]
+    fid = result.get("sherliic_fidelity")
+    if isinstance(fid, dict):
+        shown = {k: v for k, v in fid.items() if not isinstance(v, (list, dict))}
+        lines.append("SherLIiC fidelity: " + ", ".join(f"{k} {v}" for k, v in shown.items()))
+    elif fid:
+        lines.append(f"SherLIiC fidelity: {fid}")
+    lines.append(f"\n{result['note']}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=3000, help="documents (default 3000)")
+    parser.add_argument("--copy-sentences", type=int, default=50000, help="synthetic sentences for COPY")
+    parser.add_argument("--no-fidelity", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
+    args = parser.parse_args(argv)
+    result = run(args.n, args.copy_sentences, not args.no_fidelity)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "extract.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+    text = markdown(result)
+    (args.out / "extract.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
