@@ -146,11 +146,13 @@ def render_relation(
     labels = [_label(e) for e in elements[0::2]]
     raw_labels = elements[0::2]
     words = elements[1::2]
+    if not words or len(labels) != len(words) + 1:
+        raise ValueError(f"not a dependency path (label___lemma___...___label): {path!r}")
     subject_label, end_label = labels[0], labels[-1]
 
-    # Predicate: the first word after the subject.
+    # Predicate: the first word after the subject; next_label leads from it towards argument B.
     head = words[0]
-    next_label = labels[1] if len(words) > 1 else end_label
+    next_label = labels[1]
     passive = subject_label == "nsubjpass"
     end_is_relative = raw_labels[-1] == "rcmod^-"  # "B, which A acquires": simple present
     tokens: list[str] = []
@@ -186,7 +188,7 @@ def render_relation(
             tokens.append(word)
 
     end = ""
-    if end_label == "poss":
+    if end_label == "poss" and len(tokens) > 1:
         # The other argument possesses the last word: "A is one of B 's city".
         last = tokens.pop()
         end = f"'s {last}"

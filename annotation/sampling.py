@@ -149,6 +149,11 @@ def sample_batch(
         rows = cur.execute(
             sql, {"seed": str(seed), "n_premises": n_premises, "k": hypotheses_per_premise}
         ).fetchall()
+        if not rows:
+            raise ValueError(
+                f"no inference candidates left to sample in {schema}.inference_candidates "
+                "(build the marts first; candidates already in a batch are not sampled again)"
+            )
         cur.execute(
             "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options) "
             "values (%s, %s, %s, %s, %s, %s)",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,15 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from baselines.registry import REGISTRY, Context, register
+
+if __name__ == "__main__":
+    # `python -m baselines.combination`: run the CLI of the properly imported module, so that its
+    # baseline is registered once (under its module name, as baselines.catalog imports it).
+    import sys
+
+    from baselines.combination import main as _main
+
+    sys.exit(_main())
 
 log = logging.getLogger(__name__)
 
@@ -70,18 +79,27 @@ class Features:
 
     fill: dict[str, float]
     indicators: list[str]
+    duplicates: dict[str, str] = field(default_factory=dict)  # dropped column -> identical kept column
 
     @classmethod
     def fit(cls, scores: pd.DataFrame) -> Features:
-        fill, indicators = {}, []
+        fill: dict[str, float] = {}
+        indicators: list[str] = []
+        duplicates: dict[str, str] = {}
         for name in scores.columns:
             col = scores[name]
             if col.notna().sum() == 0 or (col.dropna().nunique() < 2 and col.notna().all()):
                 continue  # no information: never covered, or constant
+            # a score identical to a kept one (e.g. w2v+typed_rel = word2vec when no relation vector
+            # exists) would only split that one's weight
+            twin = next((k for k in fill if scores[k].equals(col)), None)
+            if twin is not None:
+                duplicates[name] = twin
+                continue
             fill[name] = float(col.min())
             if col.isna().any():
                 indicators.append(name)
-        return cls(fill, indicators)
+        return cls(fill, indicators, duplicates)
 
     @property
     def names(self) -> list[str]:
@@ -183,6 +201,9 @@ def write_report(combo: Combination, summary: dict, out_dir: Path | None = None)
         "| feature | coefficient |", "|---|---:|",
     ]
     lines += [f"| {r.feature} | {r.coefficient:+.3f} |" for r in coef.itertuples(index=False)]
+    if combo.features.duplicates:
+        lines += ["", "Left out as identical to a kept score on the training items: "
+                  + "; ".join(f"{d} = {k}" for d, k in combo.features.duplicates.items()) + "."]
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return csv_path, md_path
 
@@ -216,6 +237,3 @@ def main(argv: list[str] | None = None) -> int:
     print(md_path.read_text(encoding="utf-8"))
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -36,6 +36,15 @@ from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
 from extract.settings import OUT_DIR, shared_data_dir
 
+if __name__ == "__main__":
+    # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
+    # baseline is registered once (under its module name, as baselines.catalog imports it).
+    import sys
+
+    from baselines.probe import main as _main
+
+    sys.exit(_main())
+
 _PASSIVE_TEXT = re.compile(r"\b(is|was|are|were|be|been|being|get|gets|got)\s+(\w+ly\s+)?\w+(ed|en|wn|t)\b")
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -256,6 +265,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {csv_path} and {md_path}")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -74,7 +74,10 @@ def corpus_lines(rows) -> Iterator[list[str]]:
 
 def marts_fingerprint(database_url: str, variant: str) -> str:
     """md5 of the edge mart's content (order-independent of storage), the model cache key."""
+    table = "warehouse.untyped_edges" if variant == "untyped" else "warehouse.teg_edges"
     with psycopg.connect(database_url) as conn:
+        if conn.execute("select to_regclass(%s)", (table,)).fetchone()[0] is None:
+            raise ResourceMissing(f"mart {table} is missing: run `make dbt-run` first")
         row = conn.execute(
             f"select md5(coalesce(string_agg(concat_ws(',', r, a, b, n), ';' order by r, a, b), ''))"
             f" from ({EDGE_QUERIES[variant]}) as e(r, a, b, n)"

@@ -221,12 +221,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edges-per-relation", type=int, default=50)
     parser.add_argument("--items", type=int, default=996, help="item pairs (SherLIiC-dev has 996)")
     parser.add_argument("--skip-all-baselines", action="store_true")
+    parser.add_argument("--url", help="database with the marts for part 1 (default: the project's database)")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
     args = parser.parse_args(argv)
     result = {"sql_vs_dense": bench_sql_vs_dense(args.relations, args.cluster_size, args.pool,
                                                  args.edges_per_relation, args.items)}
     if not args.skip_all_baselines:
-        result["all_baselines"] = bench_all_baselines(db.database_url())
+        result["all_baselines"] = bench_all_baselines(args.url or db.database_url())
     json_path, md_path = write(result, args.out)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {json_path} and {md_path}")

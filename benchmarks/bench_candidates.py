@@ -170,7 +170,10 @@ def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
     url = db.server_url(name)
     row: dict = {"instances": n_instances}
     try:
-        config = GeneratorConfig(n_instances=n_instances, n_relations=args.relations, seed=args.seed)
+        config = GeneratorConfig(
+            n_instances=n_instances, n_relations=args.relations, seed=args.seed,
+            relation_zipf=args.relation_zipf, entity_zipf=args.entity_zipf, global_share=args.global_share,
+        )
         summary = generate(config, url, progress=True)
         row["graph"] = summary.as_dict()
         print(f"[{n_instances:,}] graph loaded in {summary.seconds:.0f}s; Σn² = {summary.hub_tail_sum_n2:,}",
@@ -265,6 +268,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated numbers of relation instances (default: 1M,5M,20M)")
     parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
+    parser.add_argument("--entity-zipf", type=float, default=GeneratorConfig.entity_zipf,
+                        help="larger = heavier hub tail (Σn²)")
+    parser.add_argument("--global-share", type=float, default=GeneratorConfig.global_share)
     parser.add_argument("--reference-max", type=int, default=20_000_000,
                         help="run the Python reference up to this many instances (0: never)")
     parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
@@ -295,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
         "relations": args.relations, "seed": args.seed, "dbt_vars": dbt_vars,
+        "generator": {"relation_zipf": args.relation_zipf, "entity_zipf": args.entity_zipf,
+                      "global_share": args.global_share},
         "sizes": rows,
         "growth_sql": growth(rows, lambda r: r["sql"]["wall_s"]),
         "growth_reference": growth(both, lambda r: r["reference"]["wall_s"]),

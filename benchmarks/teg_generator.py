@@ -79,9 +79,10 @@ class GeneratorConfig:
     n_relations: int = 190_000
     seed: int = 0
     n_entities: int | None = None         # default: n_instances // 8 (at least 200)
-    relation_zipf: float = 1.1           # exponent of relation size vs rank
-    entity_zipf: float = 1.0             # exponent of entity popularity within its type pool
-    global_share: float = 0.5            # arguments drawn from the global (hub) popularity order
+    # Calibrated so that 20M instances over 190k relations give ≈190k typed relations at k = r_min = 5.
+    relation_zipf: float = 1.4           # exponent of relation size vs rank
+    entity_zipf: float = 1.2             # exponent of entity popularity within its type pool
+    global_share: float = 0.7            # arguments drawn from the global (hub) popularity order
     untyped_share: float = 0.05          # entities without any type
     planted_share: float = 0.01          # planted entailing pairs per relation
     planted_copy: float = 0.6            # share of the premise's instances copied into the hypothesis
@@ -351,11 +352,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
     parser.add_argument("--entities", type=int, default=None, help="default: instances // 8")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
+    parser.add_argument("--entity-zipf", type=float, default=GeneratorConfig.entity_zipf,
+                        help="larger = heavier hub tail (Σn²)")
+    parser.add_argument("--global-share", type=float, default=GeneratorConfig.global_share,
+                        help="share of arguments from the global popularity order (hubs)")
     parser.add_argument("--url", default=None, help="database URL (default: the project's database)")
     parser.add_argument("--replace", action="store_true", help="replace a batch with the same settings")
     args = parser.parse_args(argv)
     config = GeneratorConfig(
-        n_instances=args.instances, n_relations=args.relations, seed=args.seed, n_entities=args.entities
+        n_instances=args.instances, n_relations=args.relations, seed=args.seed, n_entities=args.entities,
+        relation_zipf=args.relation_zipf, entity_zipf=args.entity_zipf, global_share=args.global_share,
     )
     summary = generate(config, args.url, replace=args.replace)
     print(json.dumps(summary.as_dict(), indent=2))

@@ -85,11 +85,12 @@ def _batch_table(summaries: list[BatchSummary]) -> Table:
 
 
 def _summary_tables(summary: dict) -> list[Table]:
-    main = Table(title="raw schema summary")
+    main = Table(title="raw schema summary", min_width=60)
     main.add_column("measure")
     main.add_column("value", justify="right")
     rows = [
         ("documents (corpus batches)", summary["documents"]),
+        ("sentences parsed", summary["sentences_parsed"]),
         ("sentences with kept paths", summary["tables"]["sentences"]),
         ("mentions", summary["mentions"]),
         ("paths kept (relation instances)", summary["paths_kept"]),
@@ -105,12 +106,12 @@ def _summary_tables(summary: dict) -> list[Table]:
     ]
     for name, value in rows:
         main.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
-    rules = Table(title="rejected paths per rule")
+    rules = Table(title="rejected paths per rule", min_width=60)
     rules.add_column("rule")
     rules.add_column("paths", justify="right")
     for rule, n in summary["rejections"].items():
         rules.add_row(rule, f"{n:,}")
-    sources = Table(title="typed entities per type source (all loaded type rows)")
+    sources = Table(title="typed entities per type source (all loaded type rows)", min_width=60)
     sources.add_column("type_source")
     sources.add_column("entities", justify="right")
     for source, n in summary["typed_entities_by_source"].items():

@@ -69,6 +69,8 @@ class DemoSummary:
     # InfCands by kind of path pair: planted / reverse of planted / same family / noise / unrelated
     candidate_kinds: dict[str, int] = field(default_factory=dict)
     other_corpus_batches: int = 0
+    # (rule name, premise sentence, hypothesis sentence) sharing an entity pair: why a rule is a candidate
+    evidence: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -170,6 +172,56 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
                 )
             else:
                 summary.planted.append(PlantedResult(rule))
+        summary.evidence = _evidence(conn, summary.planted, corpus_batch) if corpus_batch is not None else []
+
+
+def _evidence(
+    conn: psycopg.Connection, planted: list[PlantedResult], batch: int
+) -> list[tuple[str, str, str]]:
+    """For the first found straight and crossed planted rule: a premise and a hypothesis sentence about
+    the same entity pair (the provenance a user would query)."""
+    out = []
+    for alignment in ("straight", "crossed"):
+        found = [p.rule for p in planted if p.found and p.rule.alignment == alignment]
+        if not found:
+            continue
+        rule = found[0]
+        params = (rule.premise_path, batch, rule.hypothesis_path, batch)
+        row = conn.execute(_EVIDENCE_SQL[alignment], params).fetchone()
+        if row:
+            out.append((rule.name, row[0], row[1]))
+    return out
+
+
+_EVIDENCE_TEMPLATE = """
+with
+
+instances as (
+    select i.path, i.arg1_entity_id, i.arg2_entity_id, s.text, i.batch_id
+    from raw.relation_instances as i
+    join raw.sentences as s on s.sentence_id = i.sentence_id
+),
+
+premise as (select * from instances where path = %s and batch_id = %s),
+
+hypothesis as (select * from instances where path = %s and batch_id = %s)
+
+select premise.text, hypothesis.text
+from premise
+join hypothesis on {join}
+order by premise.text, hypothesis.text
+limit 1
+"""
+_EVIDENCE_SQL = {
+    "straight": _EVIDENCE_TEMPLATE.format(
+        join="hypothesis.arg1_entity_id = premise.arg1_entity_id "
+        "and hypothesis.arg2_entity_id = premise.arg2_entity_id"
+    ),
+    "crossed": _EVIDENCE_TEMPLATE.format(
+        join="hypothesis.arg1_entity_id = premise.arg2_entity_id "
+        "and hypothesis.arg2_entity_id = premise.arg1_entity_id"
+    ),
+}
 
 
 def _batch_id(result: object, url: str, path: Path) -> int | None:
@@ -283,6 +335,8 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
         f"[bold]Planted-rule recall: {found}/{len(summary.planted)} = {summary.recall:.0%}[/] "
         "at the paper's thresholds (k=5, r_min=5, Relv ≥ 1000, σ ≥ 15, esr ≥ 0.6)"
     )
+    for name, premise, hypothesis in summary.evidence:
+        console.print(f"Evidence for [bold]{name}[/]: “{premise}” / “{hypothesis}”")
     if summary.other_corpus_batches:
         console.print(
             f"[yellow]note:[/] the database also holds {summary.other_corpus_batches} other corpus "

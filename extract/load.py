@@ -113,6 +113,8 @@ class _Batch:
         self.checksum = file_checksum(path)
         self.source = str(path.resolve())
         self.summary = BatchSummary(None, self.source, fmt, kind)
+        # supersede: a derived file whose new content replaces the old batch from the same path.
+        self.supersede = False
 
     def run(self, write: Callable[[psycopg.Connection, int], dict[str, int]]) -> BatchSummary:
         started = time.perf_counter()
@@ -140,6 +142,13 @@ class _Batch:
             "and status = 'loaded' and (checksum = %s or (%s and source_file = %s)) order by batch_id",
             (self.kind, self.fmt, self.checksum, self.replace, self.source),
         ).fetchall()
+        if self.supersede and not existing:
+            existing = conn.execute(
+                "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
+                "and status = 'loaded' and source_file = %s order by batch_id",
+                (self.kind, self.fmt, self.source),
+            ).fetchall()
+            self.replace = bool(existing)
         if existing and not self.replace:
             batch_id, old_options = existing[0]
             self.summary.batch_id = batch_id
@@ -224,8 +233,12 @@ def _extracted(
     ner_types: bool,
     ner_mentions: bool,
     on_error: Callable[[InputError], None] | None,
+    stats: Counter | None = None,
 ) -> Iterator[tuple[Document, ExtractionResult]]:
-    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document."""
+    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document.
+
+    stats["sentences_parsed"] counts spaCy's sentences (raw.sentences keeps only those with kept paths).
+    """
     from extract.formats import ner
     from extract.nlp import extract_doc, load_nlp
 
@@ -235,7 +248,9 @@ def _extracted(
     nlp = load_nlp(ner=use_ner)
     expand = alignment(fmt) == "expand"
     pairs = ((d.text, d) for d in docs)
+    stats = stats if stats is not None else Counter()
     for parsed, document in nlp.pipe(pairs, as_tuples=True, n_process=processes, batch_size=64):
+        stats["sentences_parsed"] += sum(1 for _ in parsed.sents)
         if use_ner:
             document = ner.augment(
                 document, parsed, add_mentions=needs_ner or ner_mentions, type_mentions=needs_ner or ner_types
@@ -452,12 +467,15 @@ def load_corpus(
                 ner_types=ner_types,
                 ner_mentions=ner_mentions,
                 on_error=bad,
+                stats=stats,
             )
             if limit is not None:
                 results = _take(results, limit)
         counts, rejections = _write_corpus(conn, batch_id, results, bad, progress)
         if counts["documents"] == 0:
             raise InputError(str(path), None, "no documents in the file")
+        if getattr(module, "PREPARSED", False):
+            stats["sentences_parsed"] += counts["documents"]  # one sentence per CoNLL-U block
         batch.summary.rejections = rejections
         batch.summary.reader_stats = dict(stats)
         batch.summary.bad_lines = bad.messages if bad else []
@@ -556,13 +574,15 @@ def load_title_types(
     textent_paths: list[Path],
     url: str | None = None,
     *,
-    replace: bool = True,
+    replace: bool = False,
     entity_pattern: str = r"^Q[0-9]+$",
+    out_dir: Path | None = None,
 ) -> BatchSummary:
     """Type KG-less entities (default: Wikidata QIDs) by joining their names with textent's Wikipedia titles.
 
-    Writes a ``types`` batch of format ``textent_title`` (type_source ``textent_title``) whose checksum
-    covers the textent files and the matched rows, so rerunning with unchanged inputs loads nothing.
+    Writes a ``types`` batch of format ``textent_title`` (type_source ``textent_title``) from a derived
+    TSV under out/derived whose checksum covers the textent files and the matched rows: rerunning with
+    unchanged inputs loads nothing; new matches (more corpora loaded) replace the previous batch.
     """
     from extract import types as type_tables
 
@@ -581,7 +601,9 @@ def load_title_types(
     # A small manifest file under out/ makes the derived table an ordinary, checksummed input.
     from extract.settings import OUT_DIR
 
-    manifest = OUT_DIR / "derived" / "textent_title_types.tsv"
+    # One manifest per database: runs against different databases never overwrite each other's input.
+    dbname = db.connection_parts(url)["dbname"]
+    manifest = (out_dir or OUT_DIR / "derived") / f"textent_title_types.{dbname}.tsv"
     manifest.parent.mkdir(parents=True, exist_ok=True)
     header = "# derived from " + ", ".join(f"{p.name}:{file_checksum(p)[:12]}" for p in paths) + "\n"
     manifest.write_text(header + "".join(f"{e}\t{t}\n" for e, t in rows) or header, encoding="utf-8")
@@ -593,6 +615,7 @@ def load_title_types(
         replace,
         {"type_source": "textent_title", "candidates": len(entities)},
     )
+    batch.supersede = True
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
         n = _write_rows(
@@ -637,8 +660,10 @@ def database_summary(url: str | None = None) -> dict:
                 "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
             )
         }
-        documents, mentions = conn.execute(
-            "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0) from raw.load_batches "
+        documents, mentions, parsed = conn.execute(
+            "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0), "
+            "coalesce(sum((options -> 'reader_stats' ->> 'sentences_parsed')::bigint), 0) "
+            "from raw.load_batches "
             "where status = 'loaded' and kind = 'corpus'"
         ).fetchone()
         rejections = {
@@ -682,6 +707,7 @@ def database_summary(url: str | None = None) -> dict:
         "batches": batches,
         "tables": tables,
         "documents": int(documents),
+        "sentences_parsed": int(parsed),
         "mentions": int(mentions),
         "paths_kept": kept,
         "paths_rejected": rejected,

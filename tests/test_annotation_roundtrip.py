@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_annotation_helpers import make_warehouse
+from test_annotation_helpers import CANDIDATES, make_warehouse
 
 from annotation.cli import main as cli_main
 from annotation.dataset import SHERLIIC_COLUMNS, aggregate, export_dataset, statistics
@@ -65,6 +65,10 @@ def test_sampling_is_reproducible_and_stratified(make_database) -> None:
         assert sorted(row[6] for row in _items(urls[2], f"s{seed}")) == ["crossed", "straight"]
         with connect(urls[2]) as conn:
             conn.execute("delete from raw.annotation_batches where batch_name = %s", (f"s{seed}",))
+    sample_batch("all", 100, hypotheses_per_premise=100, url=urls[2])
+    assert len(_items(urls[2], "all")) == len(CANDIDATES)
+    with pytest.raises(ValueError, match="no inference candidates left"):
+        sample_batch("none", 1, url=urls[2])
     sample_batch("c", 4, hypotheses_per_premise=1, seed=11, stratify_by="alignment", url=urls[0])
     # a candidate is never sampled twice: batch c avoided batch b's candidates
     b_pairs = {row[1:4] for row in _items(urls[0], "b")}

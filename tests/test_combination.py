@@ -27,9 +27,10 @@ def synthetic(n: int = 80, seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def test_features_fill_uncovered_and_drop_constant_columns() -> None:
-    scores = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [2.0, 2.0, 2.0], "c": [np.nan] * 3})
+    scores = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [2.0, 2.0, 2.0], "c": [np.nan] * 3,
+                           "a_again": [1.0, np.nan, 3.0]})
     features = comb.Features.fit(scores)
-    assert features.names == ["a", "covered:a"]
+    assert features.names == ["a", "covered:a"] and features.duplicates == {"a_again": "a"}
     np.testing.assert_array_equal(features.transform(scores), [[1, 1], [1, 0], [3, 1]])
 
 

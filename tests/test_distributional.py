@@ -34,6 +34,11 @@ TYPED = {
     11: (1, "person", "company", ["person"], ["company"], [("a", "b", 3)]),
     12: (1, "thing", "thing", ["thing"], ["thing"], [("a", "b", 3), ("c", "d", 1)]),
     21: (2, "person", "company", ["person", "leader"], ["company"], [("a", "b", 2), ("e", "d", 2)]),
+    # for the w2v+tsg_rel_emb test (tests/test_rel_embeddings.py)
+    31: (3, "military_combatant", "region", ["military_combatant"], ["region"],
+         [("d", "c", 5), ("a", "b", 7)]),
+    41: (4, "military_combatant", "region", ["military_combatant"], ["region"],
+         [("e", "d", 10), ("f", "g", 20)]),
 }
 
 

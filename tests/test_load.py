@@ -68,6 +68,7 @@ def test_load_jsonl_rows_and_summary(fresh_db_url):
     summary = database_summary(fresh_db_url)
     assert summary["paths_kept"] == 4 and summary["entities"] == 7 and summary["typed_entities"] == 2
     assert summary["typed_share"] == round(2 / 7, 4)
+    assert summary["sentences_parsed"] == 4 and summary["documents"] == 3
 
 
 def test_idempotent_and_replace(fresh_db_url):

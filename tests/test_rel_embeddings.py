@@ -84,3 +84,27 @@ def test_learn_preference_picks_the_better_score_per_signature() -> None:
     typed = pd.Series([0.9, 0.1, 0.8, 0.1, 0.9, 0.8])  # perfect on p/c, inverted on r/x
     untyped = pd.Series([0.2, 0.9, 0.1, 0.9, 0.1, 0.2])  # inverted on p/c, perfect on r/x
     assert re_.learn_preference(items, typed, untyped) == {"p/c": True, "r/x": False}
+
+
+def test_w2v_tsg_rel_emb_follows_the_preference_file(
+    marts_url: str, shared_data, tmp_path, monkeypatch
+) -> None:
+    """military_combatant/region is 1 (typed) in the original file, location/region 0 (untyped)."""
+    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+    items = pd.DataFrame(
+        [item(OBEY, OWN, ("military_combatant", "region")), item(OBEY, OWN, ("location", "region"))]
+    )
+    ctx = Context(database_url=marts_url, shared_data=str(shared_data))
+    tsg = re_.w2v_tsg_rel_emb(items, ctx)
+    typed, untyped = re_.w2v_typed_rel(items, ctx), re_.w2v_untyped_rel(items, ctx)
+    assert tsg[0] == typed[0] and tsg[1] == untyped[1]
+    w2v = re_.word_vector_scores(items, ctx)
+    assert typed[0] != untyped[0]  # both relation vectors exist and differ
+    assert typed[1] == w2v[1]  # no location/region typed relation: the relation cosine adds 0
+
+
+def test_missing_marts_are_a_resource_error(fresh_db_url: str, tmp_path) -> None:
+    from baselines.rules import ResourceMissing
+
+    with pytest.raises(ResourceMissing, match="warehouse.teg_edges is missing"):
+        re_.train_embeddings(fresh_db_url, "typed", PARAMS, tmp_path)

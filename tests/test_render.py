@@ -120,6 +120,12 @@ def test_crossed_alignment_swaps_hypothesis_letters() -> None:
         render_candidate("nsubj^-___a___dobj", (None, None), "nsubj^-___b___dobj", (None, None), "sideways")
 
 
+def test_malformed_path_is_rejected() -> None:
+    for bad in ("", "nsubj", "nsubj^-___lead"):
+        with pytest.raises(ValueError, match="not a dependency path"):
+            render_relation(bad)
+
+
 def test_template_types() -> None:
     assert template_types("person*politician[B] is elected to be President of [A]") == {
         "B": "person*politician",

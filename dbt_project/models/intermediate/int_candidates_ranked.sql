@@ -1,4 +1,4 @@
-{{ config(post_hook=analyze_table()) }}
+{{ config(post_hook="{{ analyze_table() }}") }}
 -- Paper §2.3: accepted candidates (all six criteria), ranked per hypothesis by Relv·σ·esr
 -- (ties: premise_typed_rel_id, then alignment), premises with the hypothesis' path dropped (already
 -- left out in int_pair_overlaps; re-checked here), best top_n_premises kept.

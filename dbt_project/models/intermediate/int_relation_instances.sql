@@ -1,4 +1,4 @@
-{{ config(post_hook=analyze_table()) }}
+{{ config(post_hook="{{ analyze_table() }}") }}
 -- Relation instances on integer keys (provenance: instance -> sentence).
 with
 

@@ -1,4 +1,4 @@
-{{ config(post_hook=analyze_table()) }}
+{{ config(pre_hook="{{ analyze_sources() }}", post_hook="{{ analyze_table() }}") }}
 -- Relations (canonical paths) with a compact integer key.
 with
 

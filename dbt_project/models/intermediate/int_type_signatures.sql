@@ -1,3 +1,4 @@
+{{ config(post_hook="{{ analyze_table() }}") }}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
 -- Interpretation (DESIGN §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
 -- A type is in the intersection iff every distinct entity of the slot has it.

@@ -1,3 +1,4 @@
+{{ config(post_hook="{{ analyze_table() }}") }}
 -- Members of the kept typed relations (the TEG's edges).
 with
 

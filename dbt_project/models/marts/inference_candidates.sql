@@ -1,3 +1,4 @@
+{{ config(post_hook="{{ analyze_table() }}") }}
 with
 
 top_n as (
