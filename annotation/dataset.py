@@ -39,9 +39,17 @@ SHERLIIC_COLUMNS = [
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
 
 
-def aggregate(url: str | None = None, dbt_vars: dict | None = None) -> None:
-    """Rebuild and test the annotation marts (trust, gold labels, split, Table 2 statistics)."""
-    run_dbt(["build", "--select", "annotation"], url, dbt_vars)
+def aggregate(
+    url: str | None = None, dbt_vars: dict | None = None, *, target_path: Path | None = None
+) -> None:
+    """Rebuild and test the annotation marts (trust, gold labels, split, Table 2 statistics).
+
+    target_path: a private dbt target folder (lets several dbt processes run side by side).
+    """
+    args = ["build", "--select", "annotation"]
+    if target_path is not None:
+        args += ["--target-path", str(target_path / "target"), "--log-path", str(target_path / "logs")]
+    run_dbt(args, url, dbt_vars)
 
 
 def _cell(value) -> str:

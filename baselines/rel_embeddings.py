@@ -123,6 +123,7 @@ def train_embeddings(database_url: str, variant: str, params: TrainParams | None
         seed=params.seed, min_count=params.min_count,
     )
     model.wv.save(str(model_path))
+    corpus_path.unlink()  # the model is cached; the corpus can be regenerated from the marts
     return model.wv
 
 

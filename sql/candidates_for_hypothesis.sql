@@ -1,6 +1,6 @@
 -- Inference candidates (premises) of a hypothesis relation, for every typing of it, best first.
 --
--- Usage: .venv/bin/sherliic-db psql -- -v hypothesis='nsubj^-___buy___dobj' -f sql/candidates_for_hypothesis.sql
+-- Usage: .venv/bin/sherliic-db psql -v hypothesis='nsubj^-___buy___dobj' -f sql/candidates_for_hypothesis.sql
 -- Variables: hypothesis = canonical path of the hypothesis (default: the path with most candidates),
 --   limit = max rows (default 100).
 \if :{?limit}

@@ -1,7 +1,7 @@
 -- The most frequent type signatures tsg = (tsg_a, tsg_b) of the typed relations (the TEG's nodes),
 -- with how many inference candidates have a premise of that signature.
 --
--- Usage: .venv/bin/sherliic-db psql -- -v limit=25 -f sql/frequent_type_signatures.sql
+-- Usage: .venv/bin/sherliic-db psql -v limit=25 -f sql/frequent_type_signatures.sql
 -- Variables: limit = number of signatures (default 25).
 \if :{?limit}
 \else

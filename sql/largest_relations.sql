@@ -1,6 +1,6 @@
 -- The largest relations of the untyped graph (by distinct entity pairs), with their typings.
 --
--- Usage: .venv/bin/sherliic-db psql -- -v limit=20 -f sql/largest_relations.sql
+-- Usage: .venv/bin/sherliic-db psql -v limit=20 -f sql/largest_relations.sql
 -- Variables: limit = number of relations (default 20).
 \if :{?limit}
 \else

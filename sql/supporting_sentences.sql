@@ -2,7 +2,7 @@
 -- which the premise's and the hypothesis' relation hold for it (via the relation instances).
 --
 -- Usage (after `make dbt-run`):
---   .venv/bin/sherliic-db psql -- -v premise=12 -v hypothesis=34 -v alignment=straight -f sql/supporting_sentences.sql
+--   .venv/bin/sherliic-db psql -v premise=12 -v hypothesis=34 -v alignment=straight -f sql/supporting_sentences.sql
 -- Variables (psql -v or \set): premise, hypothesis = typed_rel_id of the premise / hypothesis
 --   (warehouse.inference_candidates), alignment = straight | crossed, limit = max rows (default 50).
 -- Without premise/hypothesis/alignment the best-scoring candidate is shown.

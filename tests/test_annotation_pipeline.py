@@ -3,6 +3,8 @@ entities) -> meta rules and an annotation batch sampled from the real marts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from annotation.sampling import sample_batch
 from extract.db import connect
 from extract.dbt_runner import run_dbt
@@ -48,10 +50,11 @@ def _load_raw_graph(url: str) -> None:
         conn.commit()
 
 
-def test_meta_rules_and_sampling_on_the_real_marts(fresh_db_url: str) -> None:
+def test_meta_rules_and_sampling_on_the_real_marts(fresh_db_url: str, tmp_path: Path) -> None:
     _load_raw_graph(fresh_db_url)
+    private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
     run_dbt(
-        ["run", "--select", "+inference_candidates", "+teg_edges", "+entities", "meta_rules"],
+        ["run", "--select", "+inference_candidates", "+teg_edges", "+entities", "meta_rules", *private],
         fresh_db_url,
         VARS,
     )

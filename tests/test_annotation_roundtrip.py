@@ -166,7 +166,7 @@ def test_aggregation_gold_trust_split_and_export(sampled: str, tmp_path: Path) -
     }
     answers["w3"] = ["incomprehensible"] + gold[1:]  # item 0 flagged incomprehensible -> excluded
     import_results(_write(tmp_path / "results.csv", _judge(ids, answers)), url=sampled)
-    aggregate(sampled)
+    aggregate(sampled, target_path=tmp_path / "dbt")
     with connect(sampled) as conn:
         trust = dict(
             conn.execute("select worker_id, is_trusted from warehouse.annotation_worker_trust").fetchall()
@@ -185,7 +185,7 @@ def test_aggregation_gold_trust_split_and_export(sampled: str, tmp_path: Path) -
         assert labels[item] == ("requeue", None, None, 1), item
     # the replacement judgement arrives -> gold, unanimous
     import_results(_write(tmp_path / "more.csv", _judge(ids[1:], {"w5": gold[1:]})), url=sampled)
-    aggregate(sampled)
+    aggregate(sampled, target_path=tmp_path / "dbt")
     with connect(sampled) as conn:
         labels = {
             r[0]: r[1:]

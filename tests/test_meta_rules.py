@@ -5,6 +5,8 @@ fixture is written as warehouse.inference_candidates; dbt builds only the meta_r
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from extract.db import connect
 from extract.dbt_runner import run_dbt
 from extract.settings import PROJECT_ROOT
@@ -44,9 +46,10 @@ def _make_candidates(url: str) -> None:
         conn.commit()
 
 
-def test_meta_rules_on_fixture(fresh_db_url: str) -> None:
+def test_meta_rules_on_fixture(fresh_db_url: str, tmp_path: Path) -> None:
     _make_candidates(fresh_db_url)
-    run_dbt(["build", "--select", "meta_rules"], fresh_db_url)
+    private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
+    run_dbt(["build", "--select", "meta_rules", *private], fresh_db_url)
     with connect(fresh_db_url) as conn:
         word = {
             (r[0], r[1], r[2]): r[3:]

@@ -1,7 +1,8 @@
-{{ config(materialized='view') }}
+{{ config(materialized='table', post_hook="{{ analyze_table() }}") }}
 -- Every (pair, typing) match before the size filter: pair (x, y) of R matches the typing (s, u) of R
--- iff s ∈ τ(x) and u ∈ τ(y), where the top type matches every entity. A view: read by
--- int_typed_subrelations (sizes) and int_typed_relation_pairs (members of kept typings).
+-- iff s ∈ τ(x) and u ∈ τ(y), where the top type matches every entity. Read by both
+-- int_typed_subrelations (sizes) and int_typed_relation_pairs (members of kept typings), so it is
+-- materialized once as a table.
 with
 
 relation_pairs as (
