@@ -175,6 +175,8 @@ def score_with(scores: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.Series, Co
 @register(NAME, tunable=True,
           description="logistic regression over the other baselines' scores (SherLIiC lm_split=train)")
 def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
+    if not (lm_split(items) == "train").any():  # not SherLIiC-dev: nothing to train on, skip the scoring
+        return pd.Series(np.nan, index=items.index, dtype=float)
     scores = baseline_scores(items, ctx)
     result, combo = score_with(scores, items)
     if combo is not None:

@@ -14,8 +14,8 @@ Scores, x = premise, y = hypothesis vector over entity pairs f:
 - counts c_x(f) = n_instances of the relation with entity pair f
 - WeedsPrec(x,y) = Σ_f c_x(f)·[c_y(f)>0] / Σ_f c_x(f)
 - CL(x,y) = Σ_f min(c_x(f), c_y(f)) / Σ_f c_x(f);  invCL(x,y) = sqrt(CL(x,y)·(1 − CL(y,x)))
-- PMI weights (Hosseini et al. 2018 §4.1, "PMI of the relation and the entity pair" as feature
-  weights; positive part as in Lin 1998 / Berant et al. 2011):
+- PMI weights (Hosseini et al. 2018, TACL, weight the entity-pair features of a relation by their
+  pointwise mutual information; only the positive part counts, as in Lin 1998):
       w_r(f) = max(0, ln( c(r,f) · N / (c(r) · c(f)) ))
   with c(r,f) the relation's count for pair f, c(r) = Σ_f c(r,f), c(f) = Σ_r c(r,f) and
   N = Σ_{r,f} c(r,f), the last two over the whole untyped graph (`untyped_edges`). For a typed

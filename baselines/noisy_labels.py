@@ -1,14 +1,14 @@
-"""Noisy labels for every InfCand from the best baseline (paper §5: "noisy labels for the whole
-InfCand set", to train on beyond the annotated benchmark).
+"""Noisy labels for every InfCand from the best baseline (paper §5: label the whole InfCand set
+automatically, beyond the annotated benchmark).
 
 Best baseline: the highest F1 on SherLIiC dev (results.baseline_scores, dataset 'sherliic', split 'dev',
 written by `make baselines`) among the baselines that can score an InfCand, i.e. that need only the two
-typed paths (not the benchmark's text, labels or lm_split). Each InfCand becomes an item in SherLIiC
-orientation: the premise's canonical path with its slot types; the hypothesis' canonical path, read
-reversed (and its types swapped) when the alignment is crossed, so the arguments line up as A(x,y) ⇒
-B(x,y). The item is scored exactly as on dev: on top of Lemma when the baseline runs so
-(baselines.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the combined score
-reaches the dev-tuned threshold (0.5 for non-tunable 0/1 baselines).
+typed paths (not the benchmark's text, labels or lm_split); Always yes is left out too. Each InfCand
+becomes an item in SherLIiC orientation: the premise's canonical path with its slot types; the
+hypothesis' canonical path, read reversed (and its types swapped) when the alignment is crossed, so the
+arguments line up as A(x,y) ⇒ B(x,y). The item is scored exactly as on dev: on top of Lemma when the
+baseline runs so (baselines.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the
+combined score reaches the dev-tuned threshold (0.5 for non-tunable 0/1 baselines).
 
 Result: results.infcand_noisy_labels (replaced as a whole in one transaction).
 """
@@ -24,7 +24,8 @@ import psycopg
 
 from baselines.registry import REGISTRY, Context
 
-# Need premise/hypothesis text, benchmark labels or lm_split: not computable for an InfCand.
+# The probe and the combination need benchmark text, labels or lm_split (not computable for an InfCand);
+# Always yes would label every InfCand yes, which says nothing.
 NOT_FOR_INFCANDS = frozenset({"hypothesis-only probe", "learned combination", "Always yes"})
 
 INFCAND_QUERY = """

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -366,6 +367,8 @@ def _invented_names(rng: random.Random, n: int, endings: Sequence[str], taken: s
         stem = rng.choice(_ONSETS) + rng.choice(_CODAS)
         name = (stem + rng.choice(endings)) if endings else stem
         name = name[0].upper() + name[1:].lower()
+        if re.search(r"(...).*\1", name.lower()):  # no "Maroramora": a repeated syllable reads badly
+            continue
         if name not in taken:
             taken.add(name)
             names.append(name)

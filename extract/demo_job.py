@@ -27,6 +27,7 @@ from rich.table import Table
 from extract import demo
 from extract.db import apply_schema, database_url
 from extract.dbt_runner import run_dbt
+from extract.load import load_corpus, load_types
 from extract.settings import OUT_DIR
 
 
@@ -224,20 +225,6 @@ _EVIDENCE_SQL = {
 }
 
 
-def _batch_id(result: object, url: str, path: Path) -> int | None:
-    """The load batch of `path`: from the loader's summary, else the newest loaded batch of that file."""
-    batch = getattr(result, "batch_id", None)
-    if isinstance(batch, int):
-        return batch
-    with psycopg.connect(url) as conn:
-        row = conn.execute(
-            "select max(batch_id) from raw.load_batches where kind = 'corpus' and status = 'loaded' "
-            "and (source_file = %s or source_file = %s)",
-            (str(path), str(path.resolve())),
-        ).fetchone()
-    return row[0] if row else None
-
-
 def run_demo(
     url: str | None = None,
     size: int = demo.DEFAULT_SIZE,
@@ -248,8 +235,6 @@ def run_demo(
     dbt_verbose: bool = False,
 ) -> DemoSummary:
     """The whole demo job on the database at `url` (default: the project's database)."""
-    from extract.load import load_corpus, load_types  # the loaders (extract/load.py)
-
     if size < demo.MIN_SIZE:  # before touching any database
         raise ValueError(f"--size must be at least {demo.MIN_SIZE} (got {size})")
     console = console or Console()
@@ -285,7 +270,7 @@ def run_demo(
               run_dbt, dbt_args, url)
     summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences)
     _step(console, timings, "summary", "read the marts",
-          collect_summary, summary, _batch_id(loaded, url, corpus_path))
+          collect_summary, summary, loaded.batch_id)
     timings["total"] = time.perf_counter() - start
     summary.timings = timings
     return summary
@@ -371,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = run_demo(size=args.size, seed=args.seed, out_dir=args.out, processes=args.processes,
                            console=console, dbt_verbose=args.dbt_verbose)
-    except (DemoError, ValueError, ImportError) as exc:
+    except (DemoError, ValueError) as exc:
         console.print(f"[bold red]demo failed:[/] {exc}")
         return 1
     print_summary(summary, console)

@@ -202,6 +202,8 @@ class _Batch:
         verb = "replaced and loaded" if s.replaced_batches else "loaded"
         shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
         s.message = f"{self.path}: {verb} as batch {s.batch_id} ({shown or 'no rows'})"
+        if s.reader_stats:  # e.g. mentions not found by the Google-RE matching rule
+            s.message += "; reader: " + ", ".join(f"{k} {v:,}" for k, v in sorted(s.reader_stats.items()))
 
     def _record_failure(self, message: str) -> None:
         """A 'failed' row without data, in its own short transaction (the batch itself rolled back)."""
@@ -247,9 +249,11 @@ def _extracted(
     use_ner = needs_ner or ner_types or ner_mentions
     nlp = load_nlp(ner=use_ner)
     expand = alignment(fmt) == "expand"
-    pairs = ((d.text, d) for d in docs)
     stats = stats if stats is not None else Counter()
-    for parsed, document in nlp.pipe(pairs, as_tuples=True, n_process=processes, batch_size=64):
+    feed = _Feed(docs)
+    for parsed, document in nlp.pipe(feed, as_tuples=True, n_process=processes, batch_size=64):
+        if feed.error is not None:
+            continue  # draining the documents already sent to the workers; the batch will roll back
         stats["sentences_parsed"] += sum(1 for _ in parsed.sents)
         if use_ner:
             document = ner.augment(
@@ -259,10 +263,37 @@ def _extracted(
             result = extract_doc(parsed, document, source=str(path), expand=expand)
         except InputError as exc:
             if on_error is None:
-                raise
+                feed.error = exc
+                continue
             on_error(exc)
             continue
         yield document, result
+    if feed.error is not None:
+        raise feed.error
+
+
+class _Feed:
+    """The documents as spaCy's (text, context) input that never raises into ``nlp.pipe``.
+
+    spaCy's multiprocess pipe deadlocks when its input iterator raises (workers blocked on full
+    queues), so a reader's InputError is stored, feeding stops, and the caller raises it after the
+    pipe has drained; an error found during extraction stops the feed the same way.
+    """
+
+    def __init__(self, docs: Iterable[Document]):
+        self.docs = iter(docs)
+        self.error: InputError | None = None
+
+    def __iter__(self) -> Iterator[tuple[str, Document]]:
+        while self.error is None:
+            try:
+                document = next(self.docs)
+            except StopIteration:
+                return
+            except InputError as exc:
+                self.error = exc
+                return
+            yield document.text, document
 
 
 class _Copier:

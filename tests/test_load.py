@@ -270,3 +270,17 @@ def test_type_tables_and_map(fresh_db_url, tmp_path):
     with psycopg.connect(fresh_db_url) as conn:
         assert conn.execute("select count(*) from raw.entity_types").fetchone()[0] == 2
         assert conn.execute("select count(*) from raw.type_mappings").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("case", ["malformed", "misaligned"])
+def test_bad_input_with_two_processes_fails_cleanly(fresh_db_url, tmp_path, case):
+    # spaCy's multiprocess pipe hangs if its input raises: the loader must stop feeding and re-raise.
+    record = json.loads(GOOD.read_text().splitlines()[0])
+    path = tmp_path / f"{case}.jsonl"
+    good = "".join(json.dumps({**record, "id": f"d{i}"}) + "\n" for i in range(150))
+    path.write_text(good + BAD_CASES[case][0] + "\n" + good)
+    with pytest.raises(InputError) as err:
+        load_corpus(path, "jsonl", fresh_db_url, processes=2)
+    assert err.value.line == 151 and BAD_CASES[case][1] in err.value.problem
+    assert [s for _, s in _statuses(fresh_db_url)] == ["failed"]
+    assert _counts(fresh_db_url)["relation_instances"] == 0

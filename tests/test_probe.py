@@ -39,6 +39,9 @@ def test_features_are_hypothesis_only() -> None:
                            "hypothesis_text": "X was bought by Y"})
     assert probe.hypothesis_features(text_item) == {"lemma=be": 1.0, "lemma=buy": 1.0, "lemma=by": 1.0,
                                                     "voice=passive": 1.0}
+    # Levy/Holt: the text even when the loader parsed a path (training files are not parsed)
+    parsed = pd.Series({**text_item, "dataset": "levy_holt/orig", "hypothesis_path": "nsubj^-___buy___dobj"})
+    assert probe.hypothesis_features(parsed) == probe.hypothesis_features(text_item)
 
 
 def test_probe_detects_a_leaking_hypothesis_and_not_a_clean_one() -> None:

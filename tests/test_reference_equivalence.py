@@ -8,15 +8,17 @@ from benchmarks.reference import Params, compare_with_marts, compute_from_db, re
 from benchmarks.teg_generator import GeneratorConfig, generate
 from extract.dbt_runner import run_dbt
 
+# Flatter than the full-scale default: many mid-sized relations, so small graphs have many rules.
+SHAPE = {"relation_zipf": 1.1, "entity_zipf": 1.0, "global_share": 0.5}
 CASES = {
     # Low thresholds so that a few thousand instances give hundreds of candidates, both alignments.
     "low_thresholds": (
-        GeneratorConfig(n_instances=5000, n_relations=300, n_entities=600, seed=3),
+        GeneratorConfig(n_instances=5000, n_relations=300, n_entities=600, seed=3, **SHAPE),
         {"r_min": 3, "min_relv": 10, "min_sigma": 2, "min_esr": 0.5},
     ),
     # k = 2 (ties and ⊤ padding matter more), r_min = 2 and top-3 premises per hypothesis.
     "k2_top3": (
-        GeneratorConfig(n_instances=8000, n_relations=300, n_entities=500, seed=4),
+        GeneratorConfig(n_instances=8000, n_relations=300, n_entities=500, seed=4, **SHAPE),
         {"top_k_types": 2, "r_min": 2, "min_relv": 5, "min_sigma": 1, "min_esr": 0.5, "top_n_premises": 3},
     ),
 }

@@ -1,24 +1,22 @@
 {{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
--- Paper §2.3: A∩B for typed relations A (premise), B (hypothesis) of DIFFERENT paths, for both
--- alignments: straight A(x,y) ⇒ B(x,y): A∩B = A ∩ B; crossed A(x,y) ⇒ B(y,x):
--- A∩B = {(x,y) ∈ A : (y,x) ∈ B}. Counts are in the premise's orientation.
--- Only overlaps that can pass criteria 2-3 (|A∩B| ≥ r_min, |π_i(A∩B)| ≥ r_min) are kept; the
--- acceptance filter re-checks them. Same-path pairs are skipped: the paper drops premises with the
--- hypothesis' path before the top-N cut, so they can never be InfCands.
+-- Paper §2.3: A∩B for typed relations A (premise) and B (hypothesis) of different paths, both
+-- alignments (see int_relation_overlaps), with |A∩B|, |π1(A∩B)|, |π2(A∩B)| and |π1 ∪ π2| (esr's
+-- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
+-- the acceptance filter re-checks them.
 --
--- Why the steps (a naive typed self-join on the pair explodes on hub pairs and spills):
---   1. eligible_pairs: only pairs of typed relations that could still reach the r_min bounds
---      (|T| ≥ r_min is already true; also |π1(T)|, |π2(T)| ≥ r_min), as integer keys.
---   2. shared_keys: only unordered pairs {x,y} seen in ≥ 2 relations can be in any overlap of two
---      different relations (covers straight and crossed) - most pairs occur in one relation only.
---   3. relation_overlaps: overlaps on UNTYPED relations first (one row per shared pair and relation
---      pair instead of one per typing pair, up to (k+1)² times fewer), pruned by the r_min bounds;
---      every typed overlap is a subset of its untyped one, so nothing valid is lost.
---   4. relation_overlap_pairs / typed_joined: only the A∩B pairs of surviving relation pairs are
---      expanded to typings (hash joins on (rel_id, arg1, arg2)); joining whole typed relations per
---      surviving relation pair instead multiplied big relations by their number of partners (minutes
---      at 2M instances vs seconds).
+-- Each untyped overlap pair (int_relation_overlaps, already pruned) is expanded to the typings of A
+-- and of B that contain it (hash joins on (rel_id, arg1, arg2)). The four counts come from ONE
+-- two-level aggregation over the pairs' entities (no count(distinct) sorts, no self-join):
+-- per (A, B, alignment, entity) whether it occurs as arg1 / arg2 and how many pairs it heads;
+-- then per (A, B, alignment): |A∩B| = Σ pairs headed, |π1| = #entities seen as arg1, |π2| likewise,
+-- |π1 ∪ π2| = #entities.
 with
+
+relation_overlaps as (
+
+    select * from {{ ref('int_relation_overlaps') }}
+
+),
 
 typed_pairs as (
 
@@ -26,156 +24,70 @@ typed_pairs as (
 
 ),
 
-typed_relations as (
-
-    select * from {{ ref('int_typed_subrelations') }}
-
-),
-
-eligible_typed_pairs as (
-
-    select
-        typed_pairs.typed_rel_id,
-        typed_pairs.rel_id,
-        typed_pairs.arg1_entity_id,
-        typed_pairs.arg2_entity_id
-
-    from typed_pairs
-    inner join typed_relations
-        on typed_pairs.typed_rel_id = typed_relations.typed_rel_id
-    where typed_relations.n_arg1_entities >= {{ var('r_min') }}
-        and typed_relations.n_arg2_entities >= {{ var('r_min') }}
-
-),
-
-eligible_pairs as (
-
-    select distinct
-        rel_id,
-        arg1_entity_id,
-        arg2_entity_id,
-        least(arg1_entity_id, arg2_entity_id) as low_entity_id,
-        greatest(arg1_entity_id, arg2_entity_id) as high_entity_id
-
-    from eligible_typed_pairs
-
-),
-
-shared_keys as (
-
-    select
-        low_entity_id,
-        high_entity_id
-
-    from eligible_pairs
-    group by
-        low_entity_id,
-        high_entity_id
-    having count(distinct rel_id) >= 2
-
-),
-
-shared_pairs as (
-
-    select
-        eligible_pairs.rel_id,
-        eligible_pairs.arg1_entity_id,
-        eligible_pairs.arg2_entity_id
-
-    from eligible_pairs
-    inner join shared_keys
-        on eligible_pairs.low_entity_id = shared_keys.low_entity_id
-        and eligible_pairs.high_entity_id = shared_keys.high_entity_id
-
-),
-
-relation_joined as (
-
-    -- hypothesis_arg1/2: the pair in the hypothesis' own orientation ((y, x) for crossed)
-    select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'straight' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        hypothesis.arg1_entity_id as hypothesis_arg1_entity_id,
-        hypothesis.arg2_entity_id as hypothesis_arg2_entity_id
-
-    from shared_pairs as premise
-    inner join shared_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg1_entity_id
-        and premise.arg2_entity_id = hypothesis.arg2_entity_id
-        and premise.rel_id <> hypothesis.rel_id
-
-    union all
-
-    select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'crossed' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        hypothesis.arg1_entity_id as hypothesis_arg1_entity_id,
-        hypothesis.arg2_entity_id as hypothesis_arg2_entity_id
-
-    from shared_pairs as premise
-    inner join shared_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg2_entity_id
-        and premise.arg2_entity_id = hypothesis.arg1_entity_id
-        and premise.rel_id <> hypothesis.rel_id
-
-),
-
-relation_overlaps as (
-
-    select
-        premise_rel_id,
-        hypothesis_rel_id,
-        alignment
-
-    from relation_joined
-    group by
-        premise_rel_id,
-        hypothesis_rel_id,
-        alignment
-    having count(*) >= {{ var('r_min') }}
-        and count(distinct arg1_entity_id) >= {{ var('r_min') }}
-        and count(distinct arg2_entity_id) >= {{ var('r_min') }}
-
-),
-
--- the untyped A∩B pairs of the surviving relation pairs: only these can be in a typed overlap
-relation_overlap_pairs as (
-
-    select relation_joined.*
-    from relation_joined
-    inner join relation_overlaps
-        on relation_joined.premise_rel_id = relation_overlaps.premise_rel_id
-        and relation_joined.hypothesis_rel_id = relation_overlaps.hypothesis_rel_id
-        and relation_joined.alignment = relation_overlaps.alignment
-
-),
-
--- each surviving pair expanded to the typings of A and of B that contain it (one hash join each,
--- driven by the overlap pairs, never by whole relations)
 typed_joined as (
 
     select
         premise.typed_rel_id as premise_typed_rel_id,
         hypothesis.typed_rel_id as hypothesis_typed_rel_id,
-        relation_overlap_pairs.alignment,
-        relation_overlap_pairs.arg1_entity_id,
-        relation_overlap_pairs.arg2_entity_id
+        relation_overlaps.alignment,
+        relation_overlaps.arg1_entity_id,
+        relation_overlaps.arg2_entity_id
 
-    from relation_overlap_pairs
-    inner join eligible_typed_pairs as premise
-        on relation_overlap_pairs.premise_rel_id = premise.rel_id
-        and relation_overlap_pairs.arg1_entity_id = premise.arg1_entity_id
-        and relation_overlap_pairs.arg2_entity_id = premise.arg2_entity_id
-    inner join eligible_typed_pairs as hypothesis
-        on relation_overlap_pairs.hypothesis_rel_id = hypothesis.rel_id
-        and relation_overlap_pairs.hypothesis_arg1_entity_id = hypothesis.arg1_entity_id
-        and relation_overlap_pairs.hypothesis_arg2_entity_id = hypothesis.arg2_entity_id
+    from relation_overlaps
+    inner join typed_pairs as premise
+        on relation_overlaps.premise_rel_id = premise.rel_id
+        and relation_overlaps.arg1_entity_id = premise.arg1_entity_id
+        and relation_overlaps.arg2_entity_id = premise.arg2_entity_id
+    inner join typed_pairs as hypothesis
+        on relation_overlaps.hypothesis_rel_id = hypothesis.rel_id
+        and relation_overlaps.hypothesis_arg1_entity_id = hypothesis.arg1_entity_id
+        and relation_overlaps.hypothesis_arg2_entity_id = hypothesis.arg2_entity_id
+
+),
+
+pair_entities as (
+
+    select
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        arg1_entity_id as entity_id,
+        1 as is_arg1,
+        0 as is_arg2
+
+    from typed_joined
+
+    union all
+
+    select
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        arg2_entity_id as entity_id,
+        0 as is_arg1,
+        1 as is_arg2
+
+    from typed_joined
+
+),
+
+entity_roles as (
+
+    select
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        entity_id,
+        sum(is_arg1) as n_pairs_as_arg1,
+        max(is_arg1) as seen_as_arg1,
+        max(is_arg2) as seen_as_arg2
+
+    from pair_entities
+    group by
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        entity_id
 
 ),
 
@@ -185,84 +97,34 @@ typed_overlaps as (
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
-        count(*) as overlap_size,
-        count(distinct arg1_entity_id) as n_overlap_arg1,
-        count(distinct arg2_entity_id) as n_overlap_arg2
+        sum(n_pairs_as_arg1) as overlap_size,
+        sum(seen_as_arg1) as n_overlap_arg1,
+        sum(seen_as_arg2) as n_overlap_arg2,
+        count(*) as n_overlap_entities
 
-    from typed_joined
+    from entity_roles
     group by
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment
-    having count(*) >= {{ var('r_min') }}
-        and count(distinct arg1_entity_id) >= {{ var('r_min') }}
-        and count(distinct arg2_entity_id) >= {{ var('r_min') }}
-
-),
-
--- |π1(A∩B) ∪ π2(A∩B)| for esr: both argument columns of the overlap, unpivoted, counted once each
-overlap_entities as (
-
-    select
-        typed_joined.premise_typed_rel_id,
-        typed_joined.hypothesis_typed_rel_id,
-        typed_joined.alignment,
-        typed_joined.arg1_entity_id as entity_id
-
-    from typed_joined
-    inner join typed_overlaps
-        on typed_joined.premise_typed_rel_id = typed_overlaps.premise_typed_rel_id
-        and typed_joined.hypothesis_typed_rel_id = typed_overlaps.hypothesis_typed_rel_id
-        and typed_joined.alignment = typed_overlaps.alignment
-
-    union all
-
-    select
-        typed_joined.premise_typed_rel_id,
-        typed_joined.hypothesis_typed_rel_id,
-        typed_joined.alignment,
-        typed_joined.arg2_entity_id as entity_id
-
-    from typed_joined
-    inner join typed_overlaps
-        on typed_joined.premise_typed_rel_id = typed_overlaps.premise_typed_rel_id
-        and typed_joined.hypothesis_typed_rel_id = typed_overlaps.hypothesis_typed_rel_id
-        and typed_joined.alignment = typed_overlaps.alignment
-
-),
-
-entity_counts as (
-
-    select
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment,
-        count(distinct entity_id) as n_overlap_entities
-
-    from overlap_entities
-    group by
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment
+    having sum(n_pairs_as_arg1) >= {{ var('r_min') }}
+        and sum(seen_as_arg1) >= {{ var('r_min') }}
+        and sum(seen_as_arg2) >= {{ var('r_min') }}
 
 ),
 
 final as (
 
     select
-        typed_overlaps.premise_typed_rel_id,
-        typed_overlaps.hypothesis_typed_rel_id,
-        typed_overlaps.alignment,
-        cast(typed_overlaps.overlap_size as bigint) as overlap_size,
-        cast(typed_overlaps.n_overlap_arg1 as bigint) as n_overlap_arg1,
-        cast(typed_overlaps.n_overlap_arg2 as bigint) as n_overlap_arg2,
-        cast(entity_counts.n_overlap_entities as bigint) as n_overlap_entities
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        cast(overlap_size as bigint) as overlap_size,
+        cast(n_overlap_arg1 as bigint) as n_overlap_arg1,
+        cast(n_overlap_arg2 as bigint) as n_overlap_arg2,
+        cast(n_overlap_entities as bigint) as n_overlap_entities
 
     from typed_overlaps
-    inner join entity_counts
-        on typed_overlaps.premise_typed_rel_id = entity_counts.premise_typed_rel_id
-        and typed_overlaps.hypothesis_typed_rel_id = entity_counts.hypothesis_typed_rel_id
-        and typed_overlaps.alignment = entity_counts.alignment
 
 )
 

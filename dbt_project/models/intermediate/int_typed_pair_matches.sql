@@ -2,7 +2,8 @@
 -- Every (pair, typing) match before the size filter: pair (x, y) of R matches the typing (s, u) of R
 -- iff s ∈ τ(x) and u ∈ τ(y), where the top type matches every entity. Read by both
 -- int_typed_subrelations (sizes) and int_typed_relation_pairs (members of kept typings), so it is
--- materialized once as a table.
+-- materialized once as a table. Typings are named by their slot ranks (integers: narrower rows,
+-- cheaper hashing than type names on ~5 rows per entity pair); names are joined back on the typed relations.
 with
 
 relation_pairs as (
@@ -30,7 +31,6 @@ slot1_matches as (
         relation_pairs.arg1_entity_id,
         relation_pairs.arg2_entity_id,
         relation_pairs.n_instances,
-        slot_types.type_name,
         slot_types.type_rank
 
     from relation_pairs
@@ -49,7 +49,6 @@ slot1_matches as (
         relation_pairs.arg1_entity_id,
         relation_pairs.arg2_entity_id,
         relation_pairs.n_instances,
-        slot_types.type_name,
         slot_types.type_rank
 
     from relation_pairs
@@ -66,7 +65,6 @@ slot2_matches as (
         relation_pairs.rel_id,
         relation_pairs.arg1_entity_id,
         relation_pairs.arg2_entity_id,
-        slot_types.type_name,
         slot_types.type_rank
 
     from relation_pairs
@@ -84,7 +82,6 @@ slot2_matches as (
         relation_pairs.rel_id,
         relation_pairs.arg1_entity_id,
         relation_pairs.arg2_entity_id,
-        slot_types.type_name,
         slot_types.type_rank
 
     from relation_pairs
@@ -99,8 +96,6 @@ matches as (
 
     select
         slot1_matches.rel_id,
-        slot1_matches.type_name as type_a,
-        slot2_matches.type_name as type_b,
         slot1_matches.type_rank as type_rank_a,
         slot2_matches.type_rank as type_rank_b,
         slot1_matches.arg1_entity_id,

@@ -26,8 +26,8 @@ members as (
     from matches
     inner join typed_relations
         on matches.rel_id = typed_relations.rel_id
-        and matches.type_a = typed_relations.type_a
-        and matches.type_b = typed_relations.type_b
+        and matches.type_rank_a = typed_relations.type_rank_a
+        and matches.type_rank_b = typed_relations.type_rank_b
 
 )
 

@@ -10,12 +10,16 @@ matches as (
 
 ),
 
+slot_types as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+
+),
+
 sized as (
 
     select
         rel_id,
-        type_a,
-        type_b,
         type_rank_a,
         type_rank_b,
         count(*) as n_entity_pairs,
@@ -26,8 +30,6 @@ sized as (
     from matches
     group by
         rel_id,
-        type_a,
-        type_b,
         type_rank_a,
         type_rank_b
     having count(*) >= {{ var('r_min') }}
@@ -37,20 +39,32 @@ sized as (
 keyed as (
 
     select
-        cast(row_number() over (order by rel_id, type_rank_a, type_rank_b) as integer) as typed_rel_id,
-        rel_id,
-        type_a,
-        type_b,
-        type_rank_a,
-        type_rank_b,
-        cast(row_number() over (partition by rel_id order by type_rank_a, type_rank_b) - 1 as integer)
-            as tsg_index,
-        cast(n_entity_pairs as bigint) as n_entity_pairs,
-        cast(n_instances as bigint) as n_instances,
-        cast(n_arg1_entities as bigint) as n_arg1_entities,
-        cast(n_arg2_entities as bigint) as n_arg2_entities
+        cast(row_number() over (
+            order by sized.rel_id, sized.type_rank_a, sized.type_rank_b
+        ) as integer) as typed_rel_id,
+        sized.rel_id,
+        slot1.type_name as type_a,
+        slot2.type_name as type_b,
+        sized.type_rank_a,
+        sized.type_rank_b,
+        cast(row_number() over (
+            partition by sized.rel_id
+            order by sized.type_rank_a, sized.type_rank_b
+        ) - 1 as integer) as tsg_index,
+        cast(sized.n_entity_pairs as bigint) as n_entity_pairs,
+        cast(sized.n_instances as bigint) as n_instances,
+        cast(sized.n_arg1_entities as bigint) as n_arg1_entities,
+        cast(sized.n_arg2_entities as bigint) as n_arg2_entities
 
     from sized
+    inner join slot_types as slot1
+        on sized.rel_id = slot1.rel_id
+        and slot1.slot = 1
+        and sized.type_rank_a = slot1.type_rank
+    inner join slot_types as slot2
+        on sized.rel_id = slot2.rel_id
+        and slot2.slot = 2
+        and sized.type_rank_b = slot2.type_rank
 
 )
 
