@@ -101,7 +101,8 @@ def run_sql_build(url: str, dbname: str, dbt_vars: dict, target_dir: Path) -> di
     start = time.perf_counter()
     with MemorySampler(pids) as mem:
         run_dbt(
-            ["run", "--quiet", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)],
+            # not --quiet: dbt prints each model's time as it finishes (progress of long builds)
+            ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)],
             url,
             dbt_vars,
         )
@@ -184,7 +185,11 @@ def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
                   f"({row['sql']['counts']['typed_relations']:,} typed relations, "
                   f"{row['sql']['counts']['inference_candidates']:,} InfCands)", flush=True)
             if n_instances <= args.reference_max:
-                ref = run_reference(url, dbt_vars, Path(tmp) / "ref.pkl")
+                try:
+                    ref = run_reference(url, dbt_vars, Path(tmp) / "ref.pkl")
+                except RuntimeError as exc:  # e.g. out of memory: keep the SQL numbers
+                    row["reference_error"] = repr(exc)
+                    return row
                 result = ref.pop("_result")
                 from benchmarks.reference import compare_with_marts
 
@@ -251,6 +256,8 @@ def markdown(report: dict) -> str:
         lines.append(f"- SQL {g['from']:,} → {g['to']:,}: ×{g['time_ratio']} (b = {g['exponent']})")
     for g in report["growth_reference"]:
         lines.append(f"- Python {g['from']:,} → {g['to']:,}: ×{g['time_ratio']} (b = {g['exponent']})")
+    for f in report["failed_sizes"]:
+        lines.append(f"- FAILED at {f['instances']:,} instances: {f['error']}")
     lines += ["", "## Goals", ""]
     for k, v in report["goals"].items():
         lines.append(f"- {k}: {v}")
@@ -280,7 +287,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = sorted(int(s) for s in args.sizes.split(","))
     dbt_vars = json.loads(args.vars)
-    rows = [bench_size(n, args, dbt_vars) for n in sizes]
+    rows, failed = [], []
+    for n in sizes:
+        try:
+            rows.append(bench_size(n, args, dbt_vars))
+        except Exception as exc:  # keep the sizes measured so far; report the failure
+            print(f"[{n:,}] FAILED: {exc}", flush=True)
+            failed.append({"instances": n, "error": repr(exc)})
+        if rows:  # write after every size, so a long run that is stopped keeps what it measured
+            write_report(rows, failed, args, dbt_vars, final=n == sizes[-1])
+    if not rows:
+        raise SystemExit("no size completed: " + json.dumps(failed))
+    return 0
+
+
+def write_report(rows: list[dict], failed: list[dict], args, dbt_vars: dict, final: bool) -> None:
     largest = rows[-1]
     both = [r for r in rows if "reference" in r]
     goals = {
@@ -305,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         "generator": {"relation_zipf": args.relation_zipf, "entity_zipf": args.entity_zipf,
                       "global_share": args.global_share},
         "sizes": rows,
+        "failed_sizes": failed,
         "growth_sql": growth(rows, lambda r: r["sql"]["wall_s"]),
         "growth_reference": growth(both, lambda r: r["reference"]["wall_s"]),
         "goals": goals,
@@ -313,9 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "candidates.json").write_text(json.dumps(report, indent=2, default=str))
     md = markdown(report)
     (args.out / "candidates.md").write_text(md)
-    print(json.dumps(report, indent=2, default=str))
-    print(md)
-    return 0
+    if final:
+        print(json.dumps(report, indent=2, default=str))
+        print(md)
 
 
 if __name__ == "__main__":

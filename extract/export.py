@@ -131,7 +131,8 @@ def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
                 counts[name] = _copy_to_file(conn, TSV_EXPORTS[name], path)
             elif name == "type_index.json":
                 index = _type_index(conn)
-                path.write_text(json.dumps(index, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+                text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
+                path.write_text(text + "\n", encoding="utf-8")
                 counts[name] = sum(len(types) for types in index.values())
             else:
                 counts[name] = _copy_to_file(conn, RULES_QUERY, path, header=True)

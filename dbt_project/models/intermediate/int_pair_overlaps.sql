@@ -18,7 +18,15 @@ relation_overlaps as (
 
 ),
 
-typed_pairs as (
+-- two import CTEs for the same table, each referenced once: Postgres then inlines them and hash-joins
+-- the 9M-row table directly instead of materialising and sorting a CTE copy twice
+premise_typed_pairs as (
+
+    select * from {{ ref('int_typed_relation_pairs') }}
+
+),
+
+hypothesis_typed_pairs as (
 
     select * from {{ ref('int_typed_relation_pairs') }}
 
@@ -34,11 +42,11 @@ typed_joined as (
         relation_overlaps.arg2_entity_id
 
     from relation_overlaps
-    inner join typed_pairs as premise
+    inner join premise_typed_pairs as premise
         on relation_overlaps.premise_rel_id = premise.rel_id
         and relation_overlaps.arg1_entity_id = premise.arg1_entity_id
         and relation_overlaps.arg2_entity_id = premise.arg2_entity_id
-    inner join typed_pairs as hypothesis
+    inner join hypothesis_typed_pairs as hypothesis
         on relation_overlaps.hypothesis_rel_id = hypothesis.rel_id
         and relation_overlaps.hypothesis_arg1_entity_id = hypothesis.arg1_entity_id
         and relation_overlaps.hypothesis_arg2_entity_id = hypothesis.arg2_entity_id

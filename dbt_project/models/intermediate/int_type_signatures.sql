@@ -1,10 +1,16 @@
 {{ config(post_hook="{{ analyze_table() }}") }}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
 -- Interpretation (DESIGN §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
--- A type is in the intersection iff every distinct entity of the slot has it.
 with
 
-typed_pairs as (
+-- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
+slot1_pairs as (
+
+    select * from {{ ref('int_typed_relation_pairs') }}
+
+),
+
+slot2_pairs as (
 
     select * from {{ ref('int_typed_relation_pairs') }}
 
@@ -22,23 +28,75 @@ entity_types as (
 
 ),
 
-slot_entities as (
+-- Entities with the same type set behave the same in an intersection, and a relation slot has far
+-- fewer distinct type sets than entities: intersect over distinct type sets (typeset_id 0 = ∅,
+-- untyped) instead of over entities. A type is in the slot's tsg iff every type set has it.
+entity_type_sets as (
+
+    select
+        entity_id,
+        {{ sorted_set_agg('type_name') }} as types
+
+    from entity_types
+    group by entity_id
+
+),
+
+type_set_keys as (
+
+    select
+        types,
+        row_number() over (order by types) as typeset_id
+
+    from (select distinct types from entity_type_sets) as distinct_type_sets
+
+),
+
+entity_type_set_keys as (
+
+    select
+        entity_type_sets.entity_id,
+        type_set_keys.typeset_id
+
+    from entity_type_sets
+    inner join type_set_keys
+        on entity_type_sets.types = type_set_keys.types
+
+),
+
+type_set_types as (
 
     select distinct
-        typed_rel_id,
-        1 as slot,
-        arg1_entity_id as entity_id
+        entity_type_set_keys.typeset_id,
+        entity_types.type_name
 
-    from typed_pairs
+    from entity_type_set_keys
+    inner join entity_types
+        on entity_type_set_keys.entity_id = entity_types.entity_id
+
+),
+
+slot_type_sets as (
+
+    select distinct
+        slot1_pairs.typed_rel_id,
+        1 as slot,
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+
+    from slot1_pairs
+    left join entity_type_set_keys
+        on slot1_pairs.arg1_entity_id = entity_type_set_keys.entity_id
 
     union all
 
     select distinct
-        typed_rel_id,
+        slot2_pairs.typed_rel_id,
         2 as slot,
-        arg2_entity_id as entity_id
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
 
-    from typed_pairs
+    from slot2_pairs
+    left join entity_type_set_keys
+        on slot2_pairs.arg2_entity_id = entity_type_set_keys.entity_id
 
 ),
 
@@ -47,9 +105,9 @@ slot_sizes as (
     select
         typed_rel_id,
         slot,
-        count(*) as n_entities
+        count(*) as n_type_sets
 
-    from slot_entities
+    from slot_type_sets
     group by
         typed_rel_id,
         slot
@@ -59,18 +117,18 @@ slot_sizes as (
 type_support as (
 
     select
-        slot_entities.typed_rel_id,
-        slot_entities.slot,
-        entity_types.type_name,
-        count(*) as n_entities
+        slot_type_sets.typed_rel_id,
+        slot_type_sets.slot,
+        type_set_types.type_name,
+        count(*) as n_type_sets
 
-    from slot_entities
-    inner join entity_types
-        on slot_entities.entity_id = entity_types.entity_id
+    from slot_type_sets
+    inner join type_set_types
+        on slot_type_sets.typeset_id = type_set_types.typeset_id
     group by
-        slot_entities.typed_rel_id,
-        slot_entities.slot,
-        entity_types.type_name
+        slot_type_sets.typed_rel_id,
+        slot_type_sets.slot,
+        type_set_types.type_name
 
 ),
 
@@ -85,7 +143,7 @@ shared_types as (
     inner join slot_sizes
         on type_support.typed_rel_id = slot_sizes.typed_rel_id
         and type_support.slot = slot_sizes.slot
-    where type_support.n_entities = slot_sizes.n_entities
+    where type_support.n_type_sets = slot_sizes.n_type_sets
     group by
         type_support.typed_rel_id,
         type_support.slot
