@@ -3,8 +3,11 @@
 Conventions
 - A prediction is positive iff `score >= threshold`.
 - The precision-recall curve has one operating point per DISTINCT score t (items with tied scores enter
-  together), sorted by decreasing t: precision = TP/(TP+FP), recall = TP/P at `score >= t`. No synthetic
-  (recall 0, precision 1) point is added, so a constant score is a single point and has area 0.
+  together), sorted by decreasing t: precision = TP/(TP+FP), recall = TP/P at `score >= t`.
+- The two areas below integrate that curve anchored at (recall 0, precision 1), as sklearn's
+  `precision_recall_curve` does and hence the original SherLIiC / Li et al. evaluation code: a perfect
+  ranking has area 1 and a yes/no baseline is the line from (0, 1) to its operating point. (With linear
+  interpolation a constant score therefore gets normalized AUC 1/2, as in that code.)
 - Precision of an empty prediction set is 0, recall without positives is 0, F1 = 0 when P + R = 0.
 - F1-optimal threshold: the t maximising F1 over the curve's points; among equal F1 the LOWEST t (the
   higher recall), as the original code does (first maximum over sklearn's ascending thresholds).
@@ -88,11 +91,17 @@ def best_f1_threshold(labels, scores) -> float:
     return float(curve.thresholds[best].min())
 
 
+def _anchored_curve(labels, scores) -> tuple[np.ndarray, np.ndarray]:
+    """(recall, precision) of the PR curve with sklearn's (0, 1) anchor prepended, recall increasing."""
+    curve = pr_curve(labels, scores)
+    return np.r_[0.0, curve.recall], np.r_[1.0, curve.precision]
+
+
 def auc_pr_above(labels, scores, min_precision: float = 0.5) -> float:
     """Hosseini et al. (2018): area under the PR curve through its points with precision >= min_precision."""
-    curve = pr_curve(labels, scores)
-    keep = curve.precision >= min_precision
-    r, p = curve.recall[keep], curve.precision[keep]
+    recall, precision = _anchored_curve(labels, scores)
+    keep = precision >= min_precision
+    r, p = recall[keep], precision[keep]
     if len(r) < 2:
         return 0.0
     return float(np.trapezoid(p, r))
@@ -105,11 +114,11 @@ def auc_normalized(labels, scores, xi: float | None = None) -> float:
         xi = float(y.mean()) if len(y) else 0.0
     if xi >= 1.0:
         return 0.0
-    curve = pr_curve(labels, scores)
+    recall, precision = _anchored_curve(labels, scores)
     total = 0.0
     for (r0, p0), (r1, p1) in zip(
-        zip(curve.recall[:-1], curve.precision[:-1], strict=True),
-        zip(curve.recall[1:], curve.precision[1:], strict=True),
+        zip(recall[:-1], precision[:-1], strict=True),
+        zip(recall[1:], precision[1:], strict=True),
         strict=True,
     ):
         dr = r1 - r0

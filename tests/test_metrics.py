@@ -34,20 +34,21 @@ def test_tie_in_f1_takes_lowest_threshold():
 
 
 def test_auc_pr50_and_normalized_hand_computed():
-    # trapezoid over (1/3,1), (2/3,2/3), (1,3/5), (1,1/2) = 5/18 + 19/90 = 22/45
-    assert metrics.auc_pr_above(TIED_LABELS, TIED_SCORES) == pytest.approx(22 / 45)
-    # xi = 1/2: (1/3)(1/2+1/6)/2 + (1/3)(1/6+1/10)/2 = 7/45, / (1 - 1/2)
-    assert metrics.auc_normalized(TIED_LABELS, TIED_SCORES) == pytest.approx(14 / 45)
+    # trapezoid over the anchor (0,1) and (1/3,1), (2/3,2/3), (1,3/5), (1,1/2) = 1/3 + 5/18 + 19/90 = 37/45
+    assert metrics.auc_pr_above(TIED_LABELS, TIED_SCORES) == pytest.approx(37 / 45)
+    # xi = 1/2: (1/3)(1/2) + (1/3)(1/2+1/6)/2 + (1/3)(1/6+1/10)/2 = 29/90, / (1 - 1/2)
+    assert metrics.auc_normalized(TIED_LABELS, TIED_SCORES) == pytest.approx(29 / 45)
 
 
 def test_normalized_auc_clips_a_segment_crossing_xi():
-    # points (1/3, 1), (2/3, 0.4), (1, 0.5); xi = 0.5; first segment crosses xi:
-    # triangle (1/3) * 0.5 * (0.5 / 0.6) / 2 = 5/72, normalized 5/36
+    # points (0, 1) anchor, (1/3, 1), (2/3, 0.4), (1, 0.5); xi = 0.5; the anchor segment gives (1/3)(1/2);
+    # the second segment crosses xi: triangle (1/3) * 0.5 * (0.5 / 0.6) / 2 = 5/72;
+    # total 17/72, normalized 17/36
     labels = [1, 1, 0, 0, 0, 1]
     scores = [3, 2, 2, 2, 2, 1]
-    assert metrics.auc_normalized(labels, scores) == pytest.approx(5 / 36)
-    # precision >= 0.5 keeps (1/3, 1) and (1, 0.5): (2/3) * 1.5 / 2
-    assert metrics.auc_pr_above(labels, scores) == pytest.approx(0.5)
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(17 / 36)
+    # precision >= 0.5 keeps (0, 1), (1/3, 1) and (1, 0.5): 1/3 + (2/3) * 1.5 / 2
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(5 / 6)
     assert metrics.roc_auc(labels, scores) == pytest.approx(0.5)
 
 
@@ -59,15 +60,18 @@ def test_roc_auc_with_ties():
 def test_constant_scores():
     labels, scores = [1, 0, 0], [0.3, 0.3, 0.3]
     assert metrics.best_f1_threshold(labels, scores) == 0.3
+    # one operating point (1, 1/3), below 0.5: only the anchor is left
     assert metrics.auc_pr_above(labels, scores) == 0.0
-    assert metrics.auc_normalized(labels, scores) == 0.0
+    # xi = 1/3: the line from (0, 1) to (1, 1/3) stays above xi: (2/3)/2 / (2/3)
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(0.5)
     assert metrics.roc_auc(labels, scores) == 0.5
 
 
 def test_all_positive():
     labels, scores = [1, 1], [0.2, 0.7]
     assert metrics.best_f1_threshold(labels, scores) == 0.2
-    assert metrics.auc_pr_above(labels, scores) == pytest.approx(0.5)
+    # anchor (0, 1), then (1/2, 1), (1, 1)
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(1.0)
     assert metrics.auc_normalized(labels, scores) == 0.0  # xi = 1: nothing above chance
     assert math.isnan(metrics.roc_auc(labels, scores))
 
@@ -79,6 +83,12 @@ def test_all_negative():
     assert metrics.auc_pr_above(labels, scores) == 0.0
     assert metrics.auc_normalized(labels, scores) == 0.0
     assert math.isnan(metrics.roc_auc(labels, scores))
+
+
+def test_perfect_ranking_has_area_one():
+    labels, scores = [1, 1, 0, 0], [0.9, 0.9, 0.1, 0.1]
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(1.0)
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(1.0)
 
 
 def test_empty_prediction_and_coverage_and_nan():
