@@ -304,9 +304,12 @@ def main(argv: list[str] | None = None) -> int:
 def write_report(rows: list[dict], failed: list[dict], args, dbt_vars: dict, final: bool) -> None:
     largest = rows[-1]
     both = [r for r in rows if "reference" in r]
+    verdict = "NOT met" if largest["sql"]["wall_s"] > 1200 else "met"
+    if largest["instances"] < 20_000_000:
+        verdict += " (largest size run is below full scale, 20M)"
     goals = {
         "full-scale dbt run ≤ 20 min": f"{largest['sql']['wall_s'] / 60:.1f} min at {largest['instances']:,} "
-        f"→ {'met' if largest['sql']['wall_s'] <= 1200 else 'NOT met'}",
+        f"→ {verdict}",
         "Postgres resident ≤ 8 GB": f"peak RSS sum {gib(largest['sql']['peak_backend_rss_bytes'])}, PSS sum "
         f"{gib(largest['sql']['peak_backend_pss_bytes'])} → "
         f"{'met' if largest['sql']['peak_backend_pss_bytes'] <= 8 * 10**9 else 'NOT met'}",

@@ -79,7 +79,7 @@ replace({{ label }}, '^-', '')
 {{ return(adapter.dispatch('heavy_model_settings', 'sherliic')()) }}
 {%- endmacro %}
 {% macro default__heavy_model_settings() -%}
-set work_mem = '{{ var("work_mem", "512MB") }}'
+set work_mem = '{{ var("work_mem", "256MB") }}'
 {%- endmacro %}
 {% macro spark__heavy_model_settings() -%}
 select 1

@@ -6,7 +6,7 @@
                   (default null = every source).
     map_types     true: replace each type by its targets in raw.type_mappings (types without a mapping
                   are dropped), e.g. Freebase -> FIGER; false (default): use the types as loaded.
-    work_mem      Postgres work_mem for the heavy intermediate models (default '512MB').
+    work_mem      Postgres work_mem for the heavy intermediate models (default '256MB').
 #}
 
 {% macro top_type() -%}

@@ -5,11 +5,12 @@
 -- the acceptance filter re-checks them.
 --
 -- Each untyped overlap pair (int_relation_overlaps, already pruned) is expanded to the typings of A
--- and of B that contain it (hash joins on (rel_id, arg1, arg2)). The counts come from hash
--- aggregations (no count(distinct) sorts): per (A, B, alignment, x) the pairs x heads -> |A∩B| and
--- |π1|; distinct (A, B, alignment, y) -> |π2|; |π1 ∪ π2| = |π1| + |π2| − |π1 ∩ π2| with the
--- intersection from a join of the two. Two aggregations over the pairs use less memory than one over
--- both columns unpivoted (which spilled at 2M instances).
+-- and of B that contain it (hash joins on (rel_id, arg1, arg2)). The four counts come from ONE
+-- two-level aggregation over the pairs' entities (no count(distinct) sorts, no self-join):
+-- per (A, B, alignment, entity) whether it occurs as arg1 / arg2 and how many pairs it heads;
+-- then per (A, B, alignment): |A∩B| = Σ pairs headed, |π1| = #entities seen as arg1, |π2| likewise,
+-- |π1 ∪ π2| = #entities. (A variant with separate arg1/arg2 aggregations and a join for π1 ∩ π2
+-- was slower: its CTEs are read twice and get materialised.)
 with
 
 relation_overlaps as (
@@ -53,115 +54,71 @@ typed_joined as (
 
 ),
 
-arg1_counts as (
+-- both argument columns unpivoted by a cross join with two sides (typed_joined is read once, so
+-- Postgres streams it instead of materialising a 10M-row CTE copy)
+sides as (
+
+    select 1 as is_arg1
+    union all
+    select 0 as is_arg1
+
+),
+
+pair_entities as (
 
     select
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment,
-        arg1_entity_id as entity_id,
-        count(*) as n_pairs
+        typed_joined.premise_typed_rel_id,
+        typed_joined.hypothesis_typed_rel_id,
+        typed_joined.alignment,
+        case when sides.is_arg1 = 1 then typed_joined.arg1_entity_id else typed_joined.arg2_entity_id end
+            as entity_id,
+        sides.is_arg1,
+        1 - sides.is_arg1 as is_arg2
 
     from typed_joined
-    group by
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment,
-        arg1_entity_id
+    cross join sides
 
 ),
 
-arg2_entities as (
-
-    select distinct
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment,
-        arg2_entity_id as entity_id
-
-    from typed_joined
-
-),
-
-arg1_stats as (
+entity_roles as (
 
     select
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
-        sum(n_pairs) as overlap_size,
-        count(*) as n_overlap_arg1
+        entity_id,
+        sum(is_arg1) as n_pairs_as_arg1,
+        max(is_arg1) as seen_as_arg1,
+        max(is_arg2) as seen_as_arg2
 
-    from arg1_counts
+    from pair_entities
     group by
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment
-    having sum(n_pairs) >= {{ var('r_min') }}
-        and count(*) >= {{ var('r_min') }}
-
-),
-
-arg2_stats as (
-
-    select
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
-        count(*) as n_overlap_arg2
-
-    from arg2_entities
-    group by
-        premise_typed_rel_id,
-        hypothesis_typed_rel_id,
-        alignment
-    having count(*) >= {{ var('r_min') }}
-
-),
-
--- |π1 ∩ π2|: entities on both sides, needed for |π1 ∪ π2| = |π1| + |π2| − |π1 ∩ π2|
-both_sides as (
-
-    select
-        arg1_counts.premise_typed_rel_id,
-        arg1_counts.hypothesis_typed_rel_id,
-        arg1_counts.alignment,
-        count(*) as n_both_sides
-
-    from arg1_counts
-    inner join arg2_entities
-        on arg1_counts.premise_typed_rel_id = arg2_entities.premise_typed_rel_id
-        and arg1_counts.hypothesis_typed_rel_id = arg2_entities.hypothesis_typed_rel_id
-        and arg1_counts.alignment = arg2_entities.alignment
-        and arg1_counts.entity_id = arg2_entities.entity_id
-    group by
-        arg1_counts.premise_typed_rel_id,
-        arg1_counts.hypothesis_typed_rel_id,
-        arg1_counts.alignment
+        entity_id
 
 ),
 
 typed_overlaps as (
 
     select
-        arg1_stats.premise_typed_rel_id,
-        arg1_stats.hypothesis_typed_rel_id,
-        arg1_stats.alignment,
-        arg1_stats.overlap_size,
-        arg1_stats.n_overlap_arg1,
-        arg2_stats.n_overlap_arg2,
-        arg1_stats.n_overlap_arg1 + arg2_stats.n_overlap_arg2 - coalesce(both_sides.n_both_sides, 0)
-            as n_overlap_entities
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment,
+        sum(n_pairs_as_arg1) as overlap_size,
+        sum(seen_as_arg1) as n_overlap_arg1,
+        sum(seen_as_arg2) as n_overlap_arg2,
+        count(*) as n_overlap_entities
 
-    from arg1_stats
-    inner join arg2_stats
-        on arg1_stats.premise_typed_rel_id = arg2_stats.premise_typed_rel_id
-        and arg1_stats.hypothesis_typed_rel_id = arg2_stats.hypothesis_typed_rel_id
-        and arg1_stats.alignment = arg2_stats.alignment
-    left join both_sides
-        on arg1_stats.premise_typed_rel_id = both_sides.premise_typed_rel_id
-        and arg1_stats.hypothesis_typed_rel_id = both_sides.hypothesis_typed_rel_id
-        and arg1_stats.alignment = both_sides.alignment
+    from entity_roles
+    group by
+        premise_typed_rel_id,
+        hypothesis_typed_rel_id,
+        alignment
+    having sum(n_pairs_as_arg1) >= {{ var('r_min') }}
+        and sum(seen_as_arg1) >= {{ var('r_min') }}
+        and sum(seen_as_arg2) >= {{ var('r_min') }}
 
 ),
 
