@@ -9,8 +9,8 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
-	baselines baseline bench bench-extract bench-candidates bench-baselines annotate-sample \
-	annotate-serve browser-deps clean
+	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
+	bench-baselines annotate-sample annotate-serve browser-deps clean
 
 help: ## List every target with a one-line description
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -62,6 +62,18 @@ baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baseline
 
 baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma
 	$(BIN)/sherliic-baselines one $(NAME)
+
+probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per benchmark -> out/probe/
+	$(BIN)/python -m baselines.probe
+
+combination: $(STAMP) ## Learned combination of baseline scores (logistic regression) -> out/combination/
+	$(BIN)/python -m baselines.combination
+
+noisy-labels: $(STAMP) ## Label every InfCand with the best dev baseline -> results.infcand_noisy_labels
+	$(BIN)/python -m baselines.noisy_labels
+
+fidelity: $(STAMP) ## Exact-match rate of our paths against SherLIiC-dev's (needs ../shared/data)
+	$(BIN)/python -m benchmarks.fidelity
 
 bench: bench-extract bench-candidates bench-baselines ## All benchmarks; numbers go to out/bench/
 
