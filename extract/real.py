@@ -98,6 +98,7 @@ def run_real(
     replace: bool = False,
     only: tuple[str, ...] = CORPUS_GROUPS,
     data_dir: Path | None = None,
+    out_dir: Path | None = None,
     on_batch: Callable[[BatchSummary], None] | None = None,
     progress_factory: Callable[[str], Callable[[int], None] | None] | None = None,
 ) -> dict:
@@ -132,7 +133,7 @@ def run_real(
                 progress=progress,
             )
         )
-    note(load_title_types(inputs.textent, url))
+    note(load_title_types(inputs.textent, url, out_dir=out_dir))
     result = database_summary(url)
     result["batches_run"] = [s.to_dict() for s in summaries]
     return result

@@ -16,15 +16,22 @@ def test_real_inputs_missing_folder(tmp_path):
         real_inputs(tmp_path / "nope")
 
 
-def test_real_run_slice(shared_data, fresh_db_url):
-    result = run_real(fresh_db_url, processes=1, limit=15, only=("google_re", "grec"), data_dir=shared_data)
+def test_real_run_slice(shared_data, fresh_db_url, tmp_path):
+    kwargs = {
+        "processes": 1,
+        "limit": 15,
+        "only": ("google_re", "grec"),
+        "data_dir": shared_data,
+        "out_dir": tmp_path,
+    }
+    result = run_real(fresh_db_url, **kwargs)
     kinds = [(b["kind"], b["source_format"]) for b in result["batches_run"]]
     assert kinds[:3] == [("type_map", "figer_map"), ("types", "textent"), ("types", "textent")]
     assert kinds.count(("corpus", "google_re")) == 3 and kinds.count(("corpus", "grec")) == 3
     assert result["documents"] == 6 * 15 and result["paths_kept"] > 0
     assert result["tables"]["type_mappings"] == 565
     assert 0 < result["typed_share"] <= 1 and result["typed_entities_by_source"]["figer"] > 90_000
-    again = run_real(fresh_db_url, processes=1, limit=15, only=("google_re", "grec"), data_dir=shared_data)
+    again = run_real(fresh_db_url, **kwargs)
     assert all(b["skipped"] for b in again["batches_run"])  # idempotent: nothing reloaded
     assert again["paths_kept"] == result["paths_kept"]
 

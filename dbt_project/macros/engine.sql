@@ -74,7 +74,10 @@ element_at(split({{ path }}, '___'), {{ n }})
 replace({{ label }}, '^-', '')
 {%- endmacro %}
 
-{# session tuning for heavy models (pre-hook); no-op on other engines #}
+{# session tuning for heavy models (pre-hook); no-op on other engines.
+   Every model that hashes or sorts millions of rows sets it explicitly: Postgres' default work_mem
+   (4MB) makes such hash joins / aggregates spill to temp files in many batches, and a SET from an
+   earlier model on the same dbt thread would otherwise leak into later ones unpredictably. #}
 {% macro heavy_model_settings() -%}
 {{ return(adapter.dispatch('heavy_model_settings', 'sherliic')()) }}
 {%- endmacro %}
@@ -110,4 +113,15 @@ analyze {{ source('raw', 'entities') }}
 {%- endmacro %}
 {% macro spark__analyze_sources() -%}
 select 1
+{%- endmacro %}
+
+{# one output row per element of an array column (set-returning expression in a select list) #}
+{% macro explode_array(arr) -%}
+{{ return(adapter.dispatch('explode_array', 'sherliic')(arr)) }}
+{%- endmacro %}
+{% macro default__explode_array(arr) -%}
+unnest({{ arr }})
+{%- endmacro %}
+{% macro spark__explode_array(arr) -%}
+explode({{ arr }})
 {%- endmacro %}

@@ -1,4 +1,4 @@
-{{ config(pre_hook="{{ analyze_sources() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook=["{{ analyze_sources() }}", "{{ heavy_model_settings() }}"], post_hook="{{ analyze_table() }}") }}
 -- E: every entity that is an argument of a loaded relation instance, with a compact integer key.
 -- Integer keys early: every later join and group-by runs on 4-byte ints instead of text ids.
 with

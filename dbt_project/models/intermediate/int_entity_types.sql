@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- τ(e) on entity keys, for the entities of the graph only.
 -- Sources: the var type_sources (in stg_raw__entity_types). With var map_types = true every type is
 -- replaced by its targets in raw.type_mappings and unmapped types are dropped (e.g. Freebase -> FIGER).

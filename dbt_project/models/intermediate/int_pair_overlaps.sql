@@ -4,13 +4,18 @@
 -- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
 -- the acceptance filter re-checks them.
 --
--- Each untyped overlap pair (int_relation_overlaps, already pruned) is expanded to the typings of A
--- and of B that contain it (hash joins on (rel_id, arg1, arg2)). The four counts come from ONE
--- two-level aggregation over the pairs' entities (no count(distinct) sorts, no self-join):
+-- Scale: the untyped overlap pairs (int_relation_overlaps, already pruned) are first keyed by the
+-- typing SET of A and of B that contain them (int_pair_typing_sets: one integer per set of typed
+-- relations), unpivoted to their two entities and aggregated per (set of A, set of B, alignment,
+-- entity); only those aggregated rows are expanded to the typing pairs (int_typing_set_members).
+-- The expansion (≈ |typings of A ∋ (x,y)| · |typings of B ∋ (x,y)| rows per overlap pair, ~20-50 on
+-- synthetic graphs) used to run on every overlap pair and entity; now it runs once per distinct
+-- (set, set, entity), i.e. entities repeated within a relation pair (hubs) are expanded once.
+-- The counts are then ONE two-level aggregation over entities (no count(distinct) sorts):
 -- per (A, B, alignment, entity) whether it occurs as arg1 / arg2 and how many pairs it heads;
 -- then per (A, B, alignment): |A∩B| = Σ pairs headed, |π1| = #entities seen as arg1, |π2| likewise,
--- |π1 ∪ π2| = #entities. (A variant with separate arg1/arg2 aggregations and a join for π1 ∩ π2
--- was slower: its CTEs are read twice and get materialised.)
+-- |π1 ∪ π2| = #entities. Each overlap pair lies in exactly one (set of A, set of B) group, so the
+-- per-set partial sums add up to the per-typing-pair counts.
 with
 
 relation_overlaps as (
@@ -19,43 +24,55 @@ relation_overlaps as (
 
 ),
 
--- two import CTEs for the same table, each referenced once: Postgres then inlines them and hash-joins
--- the 9M-row table directly instead of materialising and sorting a CTE copy twice
-premise_typed_pairs as (
+-- one import CTE per use (each referenced once): Postgres inlines them and hash-joins the tables
+-- directly instead of materialising a CTE copy
+premise_typing_sets as (
 
-    select * from {{ ref('int_typed_relation_pairs') }}
-
-),
-
-hypothesis_typed_pairs as (
-
-    select * from {{ ref('int_typed_relation_pairs') }}
+    select * from {{ ref('int_pair_typing_sets') }}
 
 ),
 
-typed_joined as (
+hypothesis_typing_sets as (
+
+    select * from {{ ref('int_pair_typing_sets') }}
+
+),
+
+premise_members as (
+
+    select * from {{ ref('int_typing_set_members') }}
+
+),
+
+hypothesis_members as (
+
+    select * from {{ ref('int_typing_set_members') }}
+
+),
+
+set_joined as (
 
     select
-        premise.typed_rel_id as premise_typed_rel_id,
-        hypothesis.typed_rel_id as hypothesis_typed_rel_id,
+        premise.typing_set_id as premise_typing_set_id,
+        hypothesis.typing_set_id as hypothesis_typing_set_id,
         relation_overlaps.alignment,
         relation_overlaps.arg1_entity_id,
         relation_overlaps.arg2_entity_id
 
     from relation_overlaps
-    inner join premise_typed_pairs as premise
+    inner join premise_typing_sets as premise
         on relation_overlaps.premise_rel_id = premise.rel_id
         and relation_overlaps.arg1_entity_id = premise.arg1_entity_id
         and relation_overlaps.arg2_entity_id = premise.arg2_entity_id
-    inner join hypothesis_typed_pairs as hypothesis
+    inner join hypothesis_typing_sets as hypothesis
         on relation_overlaps.hypothesis_rel_id = hypothesis.rel_id
         and relation_overlaps.hypothesis_arg1_entity_id = hypothesis.arg1_entity_id
         and relation_overlaps.hypothesis_arg2_entity_id = hypothesis.arg2_entity_id
 
 ),
 
--- both argument columns unpivoted by a cross join with two sides (typed_joined is read once, so
--- Postgres streams it instead of materialising a 10M-row CTE copy)
+-- both argument columns unpivoted by a cross join with two sides (set_joined is read once, so
+-- Postgres streams it instead of materialising a CTE copy)
 sides as (
 
     select 1 as is_arg1
@@ -67,16 +84,55 @@ sides as (
 pair_entities as (
 
     select
-        typed_joined.premise_typed_rel_id,
-        typed_joined.hypothesis_typed_rel_id,
-        typed_joined.alignment,
-        case when sides.is_arg1 = 1 then typed_joined.arg1_entity_id else typed_joined.arg2_entity_id end
+        set_joined.premise_typing_set_id,
+        set_joined.hypothesis_typing_set_id,
+        set_joined.alignment,
+        case when sides.is_arg1 = 1 then set_joined.arg1_entity_id else set_joined.arg2_entity_id end
             as entity_id,
         sides.is_arg1,
         1 - sides.is_arg1 as is_arg2
 
-    from typed_joined
+    from set_joined
     cross join sides
+
+),
+
+set_entity_roles as (
+
+    select
+        premise_typing_set_id,
+        hypothesis_typing_set_id,
+        alignment,
+        entity_id,
+        sum(is_arg1) as n_pairs_as_arg1,
+        max(is_arg1) as seen_as_arg1,
+        max(is_arg2) as seen_as_arg2
+
+    from pair_entities
+    group by
+        premise_typing_set_id,
+        hypothesis_typing_set_id,
+        alignment,
+        entity_id
+
+),
+
+typed_entities as (
+
+    select
+        premise_members.typed_rel_id as premise_typed_rel_id,
+        hypothesis_members.typed_rel_id as hypothesis_typed_rel_id,
+        set_entity_roles.alignment,
+        set_entity_roles.entity_id,
+        set_entity_roles.n_pairs_as_arg1,
+        set_entity_roles.seen_as_arg1,
+        set_entity_roles.seen_as_arg2
+
+    from set_entity_roles
+    inner join premise_members
+        on set_entity_roles.premise_typing_set_id = premise_members.typing_set_id
+    inner join hypothesis_members
+        on set_entity_roles.hypothesis_typing_set_id = hypothesis_members.typing_set_id
 
 ),
 
@@ -87,11 +143,11 @@ entity_roles as (
         hypothesis_typed_rel_id,
         alignment,
         entity_id,
-        sum(is_arg1) as n_pairs_as_arg1,
-        max(is_arg1) as seen_as_arg1,
-        max(is_arg2) as seen_as_arg2
+        sum(n_pairs_as_arg1) as n_pairs_as_arg1,
+        max(seen_as_arg1) as seen_as_arg1,
+        max(seen_as_arg2) as seen_as_arg2
 
-    from pair_entities
+    from typed_entities
     group by
         premise_typed_rel_id,
         hypothesis_typed_rel_id,

@@ -1,4 +1,4 @@
-{{ config(pre_hook="{{ analyze_sources() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook=["{{ analyze_sources() }}", "{{ heavy_model_settings() }}"], post_hook="{{ analyze_table() }}") }}
 -- Relations (canonical paths) with a compact integer key.
 with
 

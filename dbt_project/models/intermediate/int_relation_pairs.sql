@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Untyped relation extensions: R as a set of entity pairs, with the number of instances of each pair.
 with
 

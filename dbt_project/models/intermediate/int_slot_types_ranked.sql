@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Paper §2.2: per relation R and slot i, rank types t by |{p ∈ R : t ∈ τ(π_i(p))}| (ties by type name),
 -- keep the top k (var top_k_types); when fewer than k types occur, add the top type ⊤
 -- (var top_type, default 'thing') after them, counted with all |R| pairs.

@@ -1,4 +1,4 @@
-{{ config(materialized='table', post_hook="{{ analyze_table() }}") }}
+{{ config(materialized='table', pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Every (pair, typing) match before the size filter: pair (x, y) of R matches the typing (s, u) of R
 -- iff s ∈ τ(x) and u ∈ τ(y), where the top type matches every entity. Read by both
 -- int_typed_subrelations (sizes) and int_typed_relation_pairs (members of kept typings), so it is

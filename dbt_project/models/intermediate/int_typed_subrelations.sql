@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Paper §2.2: typed relations R_{s,u} for s, u among the ranked slot types (⊤ matches everything),
 -- kept when |R_{s,u}| ≥ r_min. typed_rel_id is global; tsg_index is SherLIiC's per-relation type id
 -- (0-based, by slot-1 rank then slot-2 rank).
