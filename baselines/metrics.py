@@ -4,10 +4,11 @@ Conventions
 - A prediction is positive iff `score >= threshold`.
 - The precision-recall curve has one operating point per DISTINCT score t (items with tied scores enter
   together), sorted by decreasing t: precision = TP/(TP+FP), recall = TP/P at `score >= t`.
-- The two areas below integrate that curve anchored at (recall 0, precision 1), as sklearn's
-  `precision_recall_curve` does and hence the original SherLIiC / Li et al. evaluation code: a perfect
-  ranking has area 1 and a yes/no baseline is the line from (0, 1) to its operating point. (With linear
-  interpolation a constant score therefore gets normalized AUC 1/2, as in that code.)
+- The two areas below integrate that curve extended horizontally to recall 0 (a point (0, p_first) with
+  the precision of the highest threshold). A perfect ranking has area 1, a constant score is a single
+  point and has normalized AUC 0. (sklearn's
+  `precision_recall_curve` instead anchors at (0, 1), which would give a constant score half the
+  normalized area; we do not follow it there.)
 - Precision of an empty prediction set is 0, recall without positives is 0, F1 = 0 when P + R = 0.
 - F1-optimal threshold: the t maximising F1 over the curve's points; among equal F1 the LOWEST t (the
   higher recall), as the original code does (first maximum over sklearn's ascending thresholds).
@@ -92,9 +93,10 @@ def best_f1_threshold(labels, scores) -> float:
 
 
 def _anchored_curve(labels, scores) -> tuple[np.ndarray, np.ndarray]:
-    """(recall, precision) of the PR curve with sklearn's (0, 1) anchor prepended, recall increasing."""
+    """(recall, precision) of the PR curve extended to recall 0 at its first precision, recall increasing."""
     curve = pr_curve(labels, scores)
-    return np.r_[0.0, curve.recall], np.r_[1.0, curve.precision]
+    first_precision = curve.precision[:1] if len(curve.precision) else np.array([0.0])
+    return np.r_[0.0, curve.recall], np.r_[first_precision, curve.precision]
 
 
 def auc_pr_above(labels, scores, min_precision: float = 0.5) -> float:

@@ -34,14 +34,14 @@ def test_tie_in_f1_takes_lowest_threshold():
 
 
 def test_auc_pr50_and_normalized_hand_computed():
-    # trapezoid over the anchor (0,1) and (1/3,1), (2/3,2/3), (1,3/5), (1,1/2) = 1/3 + 5/18 + 19/90 = 37/45
+    # trapezoid over the extension (0,1) and (1/3,1), (2/3,2/3), (1,3/5), (1,1/2) = 1/3 + 5/18 + 19/90 = 37/45
     assert metrics.auc_pr_above(TIED_LABELS, TIED_SCORES) == pytest.approx(37 / 45)
     # xi = 1/2: (1/3)(1/2) + (1/3)(1/2+1/6)/2 + (1/3)(1/6+1/10)/2 = 29/90, / (1 - 1/2)
     assert metrics.auc_normalized(TIED_LABELS, TIED_SCORES) == pytest.approx(29 / 45)
 
 
 def test_normalized_auc_clips_a_segment_crossing_xi():
-    # points (0, 1) anchor, (1/3, 1), (2/3, 0.4), (1, 0.5); xi = 0.5; the anchor segment gives (1/3)(1/2);
+    # points (0, 1) extension, (1/3, 1), (2/3, 0.4), (1, 0.5); xi = 0.5; the anchor segment gives (1/3)(1/2);
     # the second segment crosses xi: triangle (1/3) * 0.5 * (0.5 / 0.6) / 2 = 5/72;
     # total 17/72, normalized 17/36
     labels = [1, 1, 0, 0, 0, 1]
@@ -60,17 +60,16 @@ def test_roc_auc_with_ties():
 def test_constant_scores():
     labels, scores = [1, 0, 0], [0.3, 0.3, 0.3]
     assert metrics.best_f1_threshold(labels, scores) == 0.3
-    # one operating point (1, 1/3), below 0.5: only the anchor is left
+    # one operating point (1, 1/3), extended to (0, 1/3): below 0.5, and never above xi = 1/3
     assert metrics.auc_pr_above(labels, scores) == 0.0
-    # xi = 1/3: the line from (0, 1) to (1, 1/3) stays above xi: (2/3)/2 / (2/3)
-    assert metrics.auc_normalized(labels, scores) == pytest.approx(0.5)
+    assert metrics.auc_normalized(labels, scores) == 0.0
     assert metrics.roc_auc(labels, scores) == 0.5
 
 
 def test_all_positive():
     labels, scores = [1, 1], [0.2, 0.7]
     assert metrics.best_f1_threshold(labels, scores) == 0.2
-    # anchor (0, 1), then (1/2, 1), (1, 1)
+    # (0, 1) extension, then (1/2, 1), (1, 1)
     assert metrics.auc_pr_above(labels, scores) == pytest.approx(1.0)
     assert metrics.auc_normalized(labels, scores) == 0.0  # xi = 1: nothing above chance
     assert math.isnan(metrics.roc_auc(labels, scores))
@@ -83,6 +82,15 @@ def test_all_negative():
     assert metrics.auc_pr_above(labels, scores) == 0.0
     assert metrics.auc_normalized(labels, scores) == 0.0
     assert math.isnan(metrics.roc_auc(labels, scores))
+
+
+def test_yes_no_baseline_curve():
+    # points (1/2, 1) at t = 1 and (1, 1/2) at t = 0, extended to (0, 1); xi = 1/2
+    labels, scores = [1, 1, 0, 0], [1, 0, 0, 0]
+    # 1/2 * 1 + 1/2 * (1 + 1/2) / 2
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(0.875)
+    # (1/2 * 1/2 + 1/2 * (1/2 + 0) / 2) / (1 - 1/2)
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(0.75)
 
 
 def test_perfect_ranking_has_area_one():
