@@ -8,34 +8,13 @@ from pathlib import Path
 
 from psycopg.rows import dict_row
 
+from baselines.benchmarks import SHERLIIC_CSV_COLUMNS
 from extract.db import connect
 from extract.dbt_runner import run_dbt
 
-# The 22 columns of SherLIiC's dev.csv / test.csv (DESIGN §5), in order.
-SHERLIIC_COLUMNS = [
-    "id",
-    "prem_type",
-    "prem_rel",
-    "hypo_type",
-    "hypo_rel",
-    "prem_argleft",
-    "prem_middle",
-    "prem_argright",
-    "prem_end",
-    "hypo_argleft",
-    "hypo_middle",
-    "hypo_argright",
-    "hypo_end",
-    "is_prem_reversed",
-    "is_hypo_reversed",
-    "examples_A",
-    "examples_B",
-    "gold_label",
-    "rel_score",
-    "sign_score",
-    "esr_score",
-    "num_disagr",
-]
+# The 22 columns of SherLIiC's dev.csv / test.csv (DESIGN §5), in order: one definition, shared with
+# the benchmark loader that reads them.
+SHERLIIC_COLUMNS = SHERLIIC_CSV_COLUMNS
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
 
 

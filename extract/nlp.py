@@ -117,6 +117,40 @@ def prepare_doc(nlp: Language, document: Document, *, source: str = "<input>", e
     return doc
 
 
+def extract_pairs(sentence: DepSentence, spans: list[tuple[int, int, str]], result: ExtractionResult,
+                  *, sentence_index: int = 0) -> None:
+    """Add to ``result`` the kept paths (and rejections) between every pair of distinct-entity mentions.
+
+    ``sentence`` is in Stanford basic form; ``spans`` are (first token, last token, entity id) sorted by
+    position. Each path is filtered (Appendix A) and stored in canonical orientation (subject left).
+    Shared by the spaCy route (:func:`extract_doc`) and pre-parsed CoNLL-U input.
+    """
+    roots = [sentence.span_root(first, last) for first, last, _ in spans]
+    for i in range(len(spans)):
+        _, last_i, entity_i = spans[i]
+        for j in range(i + 1, len(spans)):
+            first_j, _, entity_j = spans[j]
+            if entity_i == entity_j:
+                continue
+            if first_j <= last_i or roots[i] == roots[j]:
+                _count(result, OVERLAPPING)
+                continue
+            path = path_between(sentence, roots[i], roots[j])
+            if not path:
+                _count(result, NO_PATH)
+                continue
+            rule = rejection_rule(path)
+            if rule is not None:
+                _count(result, rule)
+                continue
+            canon, reversed_ = canonical_path(path)
+            subj, obj = (entity_j, entity_i) if reversed_ else (entity_i, entity_j)
+            result.instances.append(PathInstance(
+                path=canon, arg1_entity_id=subj, arg2_entity_id=obj, subject_side=2 if reversed_ else 1,
+                sentence_text=sentence.text, sentence_index=sentence_index,
+            ))
+
+
 def extract_doc(doc: Doc, document: Document, *, source: str = "<input>", expand: bool = False
                 ) -> ExtractionResult:
     """Path instances of one parsed document (see module doc).
@@ -146,30 +180,8 @@ def extract_doc(doc: Doc, document: Document, *, source: str = "<input>", expand
         ments.sort(key=lambda t: (t[0], t[1]))
         local = [(f - off, la - off) for f, la, _ in ments]
         dep = repair_mentions(DepSentence.from_doc(doc, off, end, arrays, document.text).stanford, local)
-        roots = [dep.span_root(f, la) for f, la in local]
-        for i in range(len(ments)):
-            fi, li, mi = ments[i]
-            for j in range(i + 1, len(ments)):
-                fj, lj, mj = ments[j]
-                if mi.entity_id == mj.entity_id:
-                    continue
-                if fj <= li or roots[i] == roots[j]:
-                    _count(result, OVERLAPPING)
-                    continue
-                path = path_between(dep, roots[i], roots[j])
-                if not path:
-                    _count(result, NO_PATH)
-                    continue
-                rule = rejection_rule(path)
-                if rule is not None:
-                    _count(result, rule)
-                    continue
-                canon, reversed_ = canonical_path(path)
-                subj, obj = (mj, mi) if reversed_ else (mi, mj)
-                result.instances.append(PathInstance(
-                    path=canon, arg1_entity_id=subj.entity_id, arg2_entity_id=obj.entity_id,
-                    subject_side=2 if reversed_ else 1, sentence_text=dep.text, sentence_index=si,
-                ))
+        extract_pairs(dep, [(f, la, m.entity_id) for (f, la), (_, _, m) in zip(local, ments, strict=True)],
+                      result, sentence_index=si)
     return result
 
 

@@ -27,12 +27,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from extract.filters import rejection_rule
 from extract.formats._common import ErrorHandler, read_lines, report
 from extract.labels import check_label_set
-from extract.nlp import NO_PATH, OVERLAPPING
-from extract.paths import DepSentence, canonical_path, path_between
-from extract.records import Document, ExtractionResult, InputError, Mention, PathInstance
+from extract.nlp import extract_pairs
+from extract.paths import DepSentence
+from extract.records import Document, ExtractionResult, InputError, Mention
 
 PREPARSED = True  # the loader calls read_extracted instead of running spaCy
 
@@ -86,24 +85,7 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
 def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> ExtractionResult:
     """Path instances between every pair of distinct-entity mentions (same rules as extract.nlp)."""
     result = ExtractionResult()
-    stanford = dep.stanford
-    roots = [stanford.span_root(f, last) for f, last, _ in spans]
-    for i in range(len(spans)):
-        for j in range(i + 1, len(spans)):
-            (_, li, ei), (fj, _, ej) = spans[i], spans[j]
-            if ei == ej:
-                continue
-            if fj <= li or roots[i] == roots[j]:
-                result.rejections[OVERLAPPING] = result.rejections.get(OVERLAPPING, 0) + 1
-                continue
-            path = path_between(stanford, roots[i], roots[j])
-            rule = rejection_rule(path) if path else NO_PATH
-            if rule is not None:
-                result.rejections[rule] = result.rejections.get(rule, 0) + 1
-                continue
-            canon, reversed_ = canonical_path(path)
-            subj, obj = (ej, ei) if reversed_ else (ei, ej)
-            result.instances.append(PathInstance(canon, subj, obj, 2 if reversed_ else 1, dep.text, 0))
+    extract_pairs(dep.stanford, spans, result)
     return result
 
 
