@@ -23,7 +23,7 @@ import csv
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,6 +133,17 @@ def _lines(path: Path) -> Iterable[tuple[int, str]]:
             yield number, line.rstrip("\r\n")
 
 
+def _check_header(path: Path, lines: Iterator[tuple[int, str]], expected: list[str]) -> None:
+    """Consume the header line of a TSV; a missing or different header is an InputError."""
+    try:
+        _, header = next(lines)
+    except StopIteration:
+        raise InputError(str(path), None, "file is empty") from None
+    columns = header.split("\t")
+    if columns != expected:
+        raise InputError(str(path), 1, f"unexpected header {columns}; expected {expected}")
+
+
 def _split_from_name(path: Path) -> str:
     """train/dev/test from a file name such as `dev.csv`, `sherliic_test.csv`; else the stem."""
     for split in ("train", "dev", "test"):
@@ -183,23 +194,18 @@ def _item(**kw) -> dict:
 def read_sherliic_tsv(path: Path, dataset: str = "sherliic", split: str = "dev") -> list[dict]:
     """The shared SherLIiC-dev TSV: typed paths, templates (types from `type[A]`), sentences, labels."""
     items = []
-    lines = _lines(path)
-    try:
-        _, header = next(lines)
-    except StopIteration:
-        raise InputError(str(path), None, "file is empty") from None
-    cols = header.split("\t")
-    if cols != SHERLIIC_TSV_COLUMNS:
-        raise InputError(str(path), 1, f"unexpected header {cols}; expected {SHERLIIC_TSV_COLUMNS}")
+    lines = iter(_lines(path))
+    _check_header(path, lines, SHERLIIC_TSV_COLUMNS)
     for number, line in lines:
         if not line.strip():
             continue
         parts = line.split("\t")
-        if len(parts) != len(cols):
+        if len(parts) != len(SHERLIIC_TSV_COLUMNS):
             raise InputError(
-                str(path), number, f"expected {len(cols)} tab-separated columns, got {len(parts)}"
+                str(path), number,
+                f"expected {len(SHERLIIC_TSV_COLUMNS)} tab-separated columns, got {len(parts)}",
             )
-        r = dict(zip(cols, parts, strict=True))
+        r = dict(zip(SHERLIIC_TSV_COLUMNS, parts, strict=True))
         pa, pb, pm = _template_types(r["premise_template"])
         ha, hb, hm = _template_types(r["hypothesis_template"])
         items.append(
@@ -435,14 +441,8 @@ def _split_rule_sentence(sentence: str, rule: str) -> tuple[str, str, str] | Non
 def read_zeichner(path: Path, dataset: str = "zeichner", split: str = "all") -> list[dict]:
     """Zeichner et al. (2012): `rule_lhs rule_rhs lhs rhs judgment confidence`; `@R@` = reversed rhs."""
     items = []
-    lines = _lines(path)
-    try:
-        _, header = next(lines)
-    except StopIteration:
-        raise InputError(str(path), None, "file is empty") from None
-    expected = ["rule_lhs", "rule_rhs", "lhs", "rhs", "judgment", "confidence"]
-    if header.split("\t") != expected:
-        raise InputError(str(path), 1, f"unexpected header; expected {expected}")
+    lines = iter(_lines(path))
+    _check_header(path, lines, ["rule_lhs", "rule_rhs", "lhs", "rhs", "judgment", "confidence"])
     for number, line in lines:
         if not line.strip():
             continue
