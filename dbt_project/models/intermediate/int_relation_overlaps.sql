@@ -35,17 +35,7 @@ typed_relations as (
 
 eligible_typed_pairs as (
 
-    select
-        typed_pairs.typed_rel_id,
-        typed_pairs.rel_id,
-        typed_pairs.arg1_entity_id,
-        typed_pairs.arg2_entity_id
-
-    from typed_pairs
-    inner join typed_relations
-        on typed_pairs.typed_rel_id = typed_relations.typed_rel_id
-    where typed_relations.n_arg1_entities >= {{ var('r_min') }}
-        and typed_relations.n_arg2_entities >= {{ var('r_min') }}
+    {{ eligible_typed_pairs('typed_pairs', 'typed_relations') }}
 
 ),
 
