@@ -1,7 +1,7 @@
 {% macro eligible_typed_pairs(typed_pairs, typed_relations) %}
     {#- Entity pairs of the typed relations that can still pass criterion 3: |πi(A∩B)| ≤ |πi(A)|, so a
         typing with |π1| or |π2| below r_min never yields an InfCand. One definition of this pruning for
-        int_relation_overlaps and int_pair_typing_sets; arguments are the models' import CTEs. -#}
+        int_relation_overlaps; arguments are the model' import CTEs. -#}
     select
         {{ typed_pairs }}.typed_rel_id,
         {{ typed_pairs }}.rel_id,

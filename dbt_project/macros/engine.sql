@@ -125,3 +125,38 @@ unnest({{ arr }})
 {% macro spark__explode_array(arr) -%}
 explode({{ arr }})
 {%- endmacro %}
+
+{# is bit number `bit` (0-based) of an integer mask set? #}
+{% macro bit_is_set(mask, bit) -%}
+{{ return(adapter.dispatch('bit_is_set', 'sherliic')(mask, bit)) }}
+{%- endmacro %}
+{# written as `<> 0`: Postgres estimates an `= 1` on an expression as very selective (0.5 %), and two
+   of them ANDed made it plan nested loops and sorts for millions of rows #}
+{% macro default__bit_is_set(mask, bit) -%}
+((({{ mask }}) >> ({{ bit }})) & 1 <> 0)
+{%- endmacro %}
+{% macro spark__bit_is_set(mask, bit) -%}
+((shiftright({{ mask }}, {{ bit }}) & 1) <> 0)
+{%- endmacro %}
+
+{# all (i, j) with bit i set in first_mask and bit j in second_mask (0-based, both < width), as one
+   bigint with bit i * width + j set: the product of two type-rank masks (see int_pair_overlaps) #}
+{% macro mask_product(first_mask, second_mask, width) -%}
+{{ return(adapter.dispatch('mask_product', 'sherliic')(first_mask, second_mask, width)) }}
+{%- endmacro %}
+{% macro default__mask_product(first_mask, second_mask, width) -%}
+(
+    {%- for i in range(width) %}
+    case when {{ bit_is_set(first_mask, i) }} then cast({{ second_mask }} as bigint) << {{ i * width }} else 0 end
+    {{- ' |' if not loop.last }}
+    {%- endfor %}
+)
+{%- endmacro %}
+{% macro spark__mask_product(first_mask, second_mask, width) -%}
+(
+    {%- for i in range(width) %}
+    case when {{ bit_is_set(first_mask, i) }} then shiftleft(cast({{ second_mask }} as bigint), {{ i * width }}) else 0 end
+    {{- ' |' if not loop.last }}
+    {%- endfor %}
+)
+{%- endmacro %}

@@ -122,7 +122,11 @@ relation_overlaps as (
     select
         premise_rel_id,
         hypothesis_rel_id,
-        alignment
+        alignment,
+        -- one integer key per relation pair and alignment: the typed stage joins and groups on it
+        -- (and the planner estimates one column far better than three correlated ones)
+        cast(row_number() over (order by premise_rel_id, hypothesis_rel_id, alignment) as integer)
+            as relation_pair_id
 
     from relation_joined
     group by
@@ -138,7 +142,10 @@ relation_overlaps as (
 -- the untyped A∩B pairs of the surviving relation pairs: only these can be in a typed overlap
 relation_overlap_pairs as (
 
-    select relation_joined.*
+    select
+        relation_overlaps.relation_pair_id,
+        relation_joined.*
+
     from relation_joined
     inner join relation_overlaps
         on relation_joined.premise_rel_id = relation_overlaps.premise_rel_id
