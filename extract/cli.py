@@ -131,7 +131,9 @@ def _parser() -> argparse.ArgumentParser:
     corpus.add_argument("--format", required=True, choices=sorted(FORMATS))
     corpus.add_argument("--replace", action="store_true", help="reload a file that is already loaded")
     corpus.add_argument("--skip-bad", action="store_true", help="skip and count bad lines instead of failing")
-    corpus.add_argument("--processes", type=int, default=1, help="spaCy processes (default 1)")
+    corpus.add_argument(
+        "--processes", type=int, default=1, help="processes that parse and extract (default 1)"
+    )
     corpus.add_argument("--limit", type=int, help="read at most N documents per file")
     corpus.add_argument("--ner-types", action="store_true", help="type linked mentions with spaCy NER labels")
     corpus.add_argument(

@@ -23,9 +23,11 @@ import hashlib
 import inspect
 import json
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 
 import psycopg
@@ -35,6 +37,8 @@ from extract.formats import alignment, reader
 from extract.records import Document, ExtractionResult, InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
+SPACY_BATCH = 64  # documents per spaCy minibatch
+TASK_DOCUMENTS = 256  # documents per worker task (processes > 1)
 MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
 
 
@@ -226,6 +230,54 @@ class _Batch:
 
 
 # -- corpora ------------------------------------------------------------------------------------------
+# One document's outcome: the document (with NER applied), its paths or its InputError, spaCy's
+# sentence count.
+_Outcome = tuple[Document, ExtractionResult | InputError, int]
+
+
+@dataclass(frozen=True)
+class _Extraction:
+    """Parsing and path extraction, run where the parsing runs: in the main process with one process,
+    in each worker process with more (this object goes to the workers with every task; each worker
+    loads the model once, forked workers inherit the main process's copy).
+
+    NER options are applied before extraction (:func:`extract.formats.ner.augment`); a document's
+    InputError is its outcome, so the main process raises or skips it in input order.
+    """
+
+    source: str
+    expand: bool
+    ner: bool  # parse with spaCy's NER component
+    add_mentions: bool
+    type_mentions: bool
+
+    def outcomes(self, documents: Iterable[Document]) -> Iterator[_Outcome]:
+        """The documents' outcomes, in order, from one ``nlp.pipe`` stream (one stream rather than a
+        call per batch: the allocator keeps spaCy's batch memory instead of returning it to the
+        system and faulting it in again, 10-15 % of the time with one call per 64 documents)."""
+        from extract.formats import ner
+        from extract.nlp import extract_doc, load_nlp
+
+        nlp = load_nlp(ner=self.ner)
+        stream = ((d.text, d) for d in documents)
+        for parsed, document in nlp.pipe(stream, as_tuples=True, batch_size=SPACY_BATCH):
+            if self.ner:
+                document = ner.augment(
+                    document, parsed, add_mentions=self.add_mentions, type_mentions=self.type_mentions
+                )
+            try:
+                outcome: ExtractionResult | InputError = extract_doc(
+                    parsed, document, source=self.source, expand=self.expand
+                )
+            except InputError as exc:
+                outcome = exc
+            yield document, outcome, sum(1 for _ in parsed.sents)
+
+    def __call__(self, documents: list[Document]) -> list[_Outcome]:
+        """One worker task."""
+        return list(self.outcomes(documents))
+
+
 def _extracted(
     docs: Iterable[Document],
     *,
@@ -237,63 +289,76 @@ def _extracted(
     on_error: Callable[[InputError], None] | None,
     stats: Counter | None = None,
 ) -> Iterator[tuple[Document, ExtractionResult]]:
-    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document.
+    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document;
+    with ``processes`` > 1 all of it runs in worker processes (:class:`_Extraction`).
 
+    Results come in input order. A bad document goes to ``on_error`` or, without it, raises its
+    InputError; a reader's InputError is raised after the results of the documents read before it.
     stats["sentences_parsed"] counts spaCy's sentences (raw.sentences keeps only those with kept paths).
     """
-    from extract.formats import ner
-    from extract.nlp import extract_doc, load_nlp
+    from extract.nlp import load_nlp
 
-    module = reader(fmt)
-    needs_ner = getattr(module, "NEEDS_NER", False)
-    use_ner = needs_ner or ner_types or ner_mentions
-    nlp = load_nlp(ner=use_ner)
-    expand = alignment(fmt) == "expand"
+    needs_ner = getattr(reader(fmt), "NEEDS_NER", False)
+    extraction = _Extraction(
+        source=str(path),
+        expand=alignment(fmt) == "expand",
+        ner=needs_ner or ner_types or ner_mentions,
+        add_mentions=needs_ner or ner_mentions,
+        type_mentions=needs_ner or ner_types,
+    )
+    load_nlp(ner=extraction.ner)  # fails early if the model is missing; forked workers inherit it
     stats = stats if stats is not None else Counter()
     feed = _Feed(docs)
-    for parsed, document in nlp.pipe(feed, as_tuples=True, n_process=processes, batch_size=64):
-        if feed.error is not None:
-            continue  # draining the documents already sent to the workers; the batch will roll back
-        stats["sentences_parsed"] += sum(1 for _ in parsed.sents)
-        if use_ner:
-            document = ner.augment(
-                document, parsed, add_mentions=needs_ner or ner_mentions, type_mentions=needs_ner or ner_types
-            )
-        try:
-            result = extract_doc(parsed, document, source=str(path), expand=expand)
-        except InputError as exc:
+    if processes > 1:
+        outcomes = _in_workers(extraction, feed, processes)
+    else:
+        outcomes = extraction.outcomes(feed)
+    for document, outcome, sentences in outcomes:
+        stats["sentences_parsed"] += sentences
+        if isinstance(outcome, InputError):
             if on_error is None:
-                feed.error = exc
-                continue
-            on_error(exc)
+                raise outcome
+            on_error(outcome)
             continue
-        yield document, result
+        yield document, outcome
     if feed.error is not None:
         raise feed.error
 
 
 class _Feed:
-    """The documents as spaCy's (text, context) input that never raises into ``nlp.pipe``.
-
-    spaCy's multiprocess pipe deadlocks when its input iterator raises (workers blocked on full
-    queues), so a reader's InputError is stored, feeding stops, and the caller raises it after the
-    pipe has drained; an error found during extraction stops the feed the same way.
-    """
+    """The documents, ending at a reader's InputError, which is kept in ``error`` for the caller to raise
+    after the results of the documents read before it (the parsing reads ahead)."""
 
     def __init__(self, docs: Iterable[Document]):
         self.docs = iter(docs)
         self.error: InputError | None = None
 
-    def __iter__(self) -> Iterator[tuple[str, Document]]:
+    def __iter__(self) -> Iterator[Document]:
         while self.error is None:
             try:
-                document = next(self.docs)
+                yield next(self.docs)
             except StopIteration:
                 return
             except InputError as exc:
                 self.error = exc
-                return
-            yield document.text, document
+
+
+def _in_workers(extraction: _Extraction, documents: Iterable[Document], processes: int) -> Iterator[_Outcome]:
+    """``extraction``'s outcomes computed by a pool of ``processes`` workers, in input order; tasks of
+    TASK_DOCUMENTS documents, at most two per worker in flight (a large file is never read ahead whole)."""
+    documents = iter(documents)
+    tasks = iter(lambda: list(islice(documents, TASK_DOCUMENTS)), [])
+    pool = ProcessPoolExecutor(processes)
+    pending: deque[Future[list[_Outcome]]] = deque()
+    try:
+        for task in tasks:
+            pending.append(pool.submit(extraction, task))
+            if len(pending) >= 2 * processes:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+    finally:  # also when the caller stops early (an error, a limit): drop the queued tasks
+        pool.shutdown(cancel_futures=True)
 
 
 class _Copier:

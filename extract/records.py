@@ -59,3 +59,7 @@ class InputError(ValueError):
         self.file, self.line, self.problem = file, line, problem
         where = f"{file}:{line}" if line is not None else file
         super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self) -> tuple:
+        # picklable (the loader's worker processes send it back as a document's outcome)
+        return type(self), (self.file, self.line, self.problem)
