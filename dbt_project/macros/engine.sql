@@ -74,15 +74,20 @@ element_at(split({{ path }}, '___'), {{ n }})
 replace({{ label }}, '^-', '')
 {%- endmacro %}
 
-{# session tuning for heavy models (pre-hook); no-op on other engines.
-   Every model that hashes or sorts millions of rows sets it explicitly: Postgres' default work_mem
-   (4MB) makes such hash joins / aggregates spill to temp files in many batches, and a SET from an
-   earlier model on the same dbt thread would otherwise leak into later ones unpredictably. #}
+{# planner settings for heavy models (pre-hook, inside the model's transaction: SET LOCAL ends with
+   it, so nothing leaks into later models on the same dbt thread); no-op on other engines.
+   - work_mem: Postgres' default (4MB) makes hash joins / aggregates over millions of rows spill to
+     temp files in many batches.
+   - no merge or nested-loop joins: these models join freshly built tables on several correlated
+     keys, where the planner underestimates row counts by orders of magnitude and picked nested
+     loops and re-sorted merge joins (100M+ rows) that hash joins do in seconds. #}
 {% macro heavy_model_settings() -%}
 {{ return(adapter.dispatch('heavy_model_settings', 'sherliic')()) }}
 {%- endmacro %}
 {% macro default__heavy_model_settings() -%}
-set work_mem = '{{ var("work_mem", "256MB") }}'
+set local work_mem = '{{ var("work_mem", "256MB") }}';
+set local enable_mergejoin = off;
+set local enable_nestloop = off
 {%- endmacro %}
 {% macro spark__heavy_model_settings() -%}
 select 1
@@ -156,6 +161,41 @@ explode({{ arr }})
 (
     {%- for i in range(width) %}
     case when {{ bit_is_set(first_mask, i) }} then shiftleft(cast({{ second_mask }} as bigint), {{ i * width }}) else 0 end
+    {{- ' |' if not loop.last }}
+    {%- endfor %}
+)
+{%- endmacro %}
+
+{# every `width`-bit mask with each rank (1-based bit number) set in it: joining a mask column to
+   this table on `mask` yields one row per admitted slot type rank, so typings can be matched by an
+   equi-join on ranks instead of testing every typing against every mask #}
+{% macro mask_rank_table(width) -%}
+{{ return(adapter.dispatch('mask_rank_table', 'sherliic')(width)) }}
+{%- endmacro %}
+{% macro default__mask_rank_table(width) -%}
+select
+    masks.mask,
+    ranks.type_rank
+
+from generate_series(0, {{ 2 ** width - 1 }}) as masks (mask)
+cross join generate_series(1, {{ width }}) as ranks (type_rank)
+where ((masks.mask >> (ranks.type_rank - 1)) & 1) <> 0
+{%- endmacro %}
+{% macro spark__mask_rank_table(width) -%}
+select
+    mask,
+    type_rank
+
+from (select explode(sequence(0, {{ 2 ** width - 1 }})) as mask) as masks
+cross join (select explode(sequence(1, {{ width }})) as type_rank) as ranks
+where (shiftright(mask, type_rank - 1) & 1) <> 0
+{%- endmacro %}
+
+{# the first factor of a mask_product: bit i set iff some (i, j) bit is set in the product #}
+{% macro first_factor(product, width) -%}
+(
+    {%- for i in range(width) %}
+    case when ({{ product }} >> {{ i * width }}) & {{ 2 ** width - 1 }} <> 0 then {{ 2 ** i }} else 0 end
     {{- ' |' if not loop.last }}
     {%- endfor %}
 )

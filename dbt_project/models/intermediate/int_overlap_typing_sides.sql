@@ -3,11 +3,9 @@
 -- alignment), the typings of A and of B whose share of the overlap can still pass criteria 2-3.
 -- A typed overlap a∩b is a subset of O ∩ a (O = the untyped overlap, int_relation_overlaps), so
 -- |O ∩ a|, |π1(O ∩ a)| and |π2(O ∩ a)| bound |a∩b| and its projections: typings of either side below
--- r_min are dropped before they are paired (the pairing is what multiplies rows). The counts come
--- from count classes, not pairs: pairs with the same (x mask, y mask) of int_overlap_type_masks form
--- one class; a first argument x is in π1(O ∩ a) iff its own mask and the OR of its partners' masks
--- admit a, so first arguments with equal (own, partners) masks form one class (second arguments
--- likewise). A separate table so that the planner knows its size when int_pair_overlaps pairs them.
+-- r_min are dropped before they are paired (the pairing is what multiplies rows). The counts are
+-- summed over count classes of the overlap pairs' masks (macro typing_count_classes), not over
+-- pairs. A separate table so that the planner knows its size when int_pair_overlaps pairs them.
 with
 
 overlap_masks as (
@@ -31,6 +29,18 @@ relation_pairs as (
 typed_relations as (
 
     select * from {{ ref('int_typed_subrelations') }}
+
+),
+
+arg1_mask_ranks as (
+
+    {{ mask_rank_table(var('top_k_types') | int) }}
+
+),
+
+arg2_mask_ranks as (
+
+    {{ mask_rank_table(var('top_k_types') | int) }}
 
 ),
 
@@ -76,79 +86,10 @@ side_pairs as (
 
 ),
 
--- count classes of one side: pairs by (x mask, y mask); first arguments by (own mask, OR of the
--- partners' masks); second arguments by (OR of the partners' masks, own mask)
-side_rows as (
-
-    select
-        relation_pair_id,
-        is_premise,
-        arg1_mask,
-        arg2_mask,
-        count(*) as n_pairs,
-        0 as n_arg1,
-        0 as n_arg2
-
-    from side_pairs
-    group by
-        relation_pair_id,
-        is_premise,
-        arg1_mask,
-        arg2_mask
-
-    union all
-
-    select
-        relation_pair_id,
-        is_premise,
-        max(arg1_mask) as arg1_mask,
-        bit_or(arg2_mask) as arg2_mask,
-        0 as n_pairs,
-        1 as n_arg1,
-        0 as n_arg2
-
-    from side_pairs
-    group by
-        relation_pair_id,
-        is_premise,
-        arg1_entity_id
-
-    union all
-
-    select
-        relation_pair_id,
-        is_premise,
-        bit_or(arg1_mask) as arg1_mask,
-        max(arg2_mask) as arg2_mask,
-        0 as n_pairs,
-        0 as n_arg1,
-        1 as n_arg2
-
-    from side_pairs
-    group by
-        relation_pair_id,
-        is_premise,
-        arg2_entity_id
-
-),
-
+-- count classes of each side (side_pairs is small enough to be materialised once)
 side_classes as (
 
-    select
-        relation_pair_id,
-        is_premise,
-        arg1_mask,
-        arg2_mask,
-        sum(n_pairs) as n_pairs,
-        sum(n_arg1) as n_arg1,
-        sum(n_arg2) as n_arg2
-
-    from side_rows
-    group by
-        relation_pair_id,
-        is_premise,
-        arg1_mask,
-        arg2_mask
+    {{ typing_count_classes('side_pairs', ['relation_pair_id', 'is_premise']) }}
 
 ),
 
@@ -176,6 +117,35 @@ side_typings as (
 
 ),
 
+-- the counts per admitted (slot rank of x, slot rank of y): each class's masks exploded to ranks and
+-- summed BEFORE typings are joined (at most k² rows per relation pair and side remain)
+side_rank_counts as (
+
+    select
+        side_classes.relation_pair_id,
+        side_classes.is_premise,
+        arg1_mask_ranks.type_rank as arg1_type_rank,
+        arg2_mask_ranks.type_rank as arg2_type_rank,
+        sum(side_classes.n_pairs) as n_pairs,
+        sum(side_classes.n_arg1_entities) as n_arg1_entities,
+        sum(side_classes.n_arg2_entities) as n_arg2_entities
+
+    from side_classes
+    inner join arg1_mask_ranks
+        on side_classes.arg1_mask = arg1_mask_ranks.mask
+    inner join arg2_mask_ranks
+        on side_classes.arg2_mask = arg2_mask_ranks.mask
+    group by
+        side_classes.relation_pair_id,
+        side_classes.is_premise,
+        arg1_mask_ranks.type_rank,
+        arg2_mask_ranks.type_rank
+    having sum(side_classes.n_pairs) >= {{ var('r_min') }}
+        and sum(side_classes.n_arg1_entities) >= {{ var('r_min') }}
+        and sum(side_classes.n_arg2_entities) >= {{ var('r_min') }}
+
+),
+
 side_survivors as (
 
     select
@@ -187,28 +157,16 @@ side_survivors as (
         side_typings.typed_rel_id,
         side_typings.arg1_type_rank,
         side_typings.arg2_type_rank,
-        sum(side_classes.n_pairs) as n_pairs,
-        sum(side_classes.n_arg1) as n_arg1_entities,
-        sum(side_classes.n_arg2) as n_arg2_entities
+        side_rank_counts.n_pairs,
+        side_rank_counts.n_arg1_entities,
+        side_rank_counts.n_arg2_entities
 
-    from side_typings
-    inner join side_classes
-        on side_typings.relation_pair_id = side_classes.relation_pair_id
-        and side_typings.is_premise = side_classes.is_premise
-    where {{ bit_is_set('side_classes.arg1_mask', 'side_typings.arg1_type_rank - 1') }}
-        and {{ bit_is_set('side_classes.arg2_mask', 'side_typings.arg2_type_rank - 1') }}
-    group by
-        side_typings.relation_pair_id,
-        side_typings.premise_rel_id,
-        side_typings.hypothesis_rel_id,
-        side_typings.alignment,
-        side_typings.is_premise,
-        side_typings.typed_rel_id,
-        side_typings.arg1_type_rank,
-        side_typings.arg2_type_rank
-    having sum(side_classes.n_pairs) >= {{ var('r_min') }}
-        and sum(side_classes.n_arg1) >= {{ var('r_min') }}
-        and sum(side_classes.n_arg2) >= {{ var('r_min') }}
+    from side_rank_counts
+    inner join side_typings
+        on side_rank_counts.relation_pair_id = side_typings.relation_pair_id
+        and side_rank_counts.is_premise = side_typings.is_premise
+        and side_rank_counts.arg1_type_rank = side_typings.arg1_type_rank
+        and side_rank_counts.arg2_type_rank = side_typings.arg2_type_rank
 
 )
 

@@ -13,13 +13,17 @@
 -- Scale: nothing joins typed relation members. Whether a pair (x, y) of the untyped overlap O
 -- (int_relation_overlaps) is in typing a of A and b of B only depends on the type masks of x and y
 -- (int_overlap_type_masks), and int_overlap_typing_sides has already dropped the typings whose
--- share of the overlap cannot reach r_min. The surviving (a, b) are counted exactly from count classes instead of
--- pairs and entities: pairs with the same masks form one class, and an entity is in π1(A∩B) iff its
--- own masks and the OR of its partners' masks admit (a, b), so entities with equal (own, partners)
--- masks form one class. To test a and b at once, the masks of x are multiplied into one bigint with
--- bit (rank in A − 1)·k + (rank in B − 1) set for every admitted (slot type of A, slot type of B)
--- combination (macro mask_product), likewise for y. An entity can be a first argument in one pair
--- of O and a second in another, so its class keeps both roles and |π1 ∪ π2| counts it once.
+-- share of the overlap cannot reach r_min. To test a and b at once, the masks of x are multiplied
+-- into one bigint with bit (rank in A − 1)·k + (rank in B − 1) set for every admitted (slot type of
+-- A, slot type of B) combination (macro mask_product), likewise for y. Then everything is a count
+-- class (relation pair, x combinations, y combinations, weights) that holds for (a, b) iff both
+-- combination bits of (a, b) are set:
+--   pairs: the pair's own masks, weight 1 in |A∩B|;
+--   first arguments: own x masks and the OR of the partners' y masks (the entity is in π1(A∩B) iff
+--   some partner is admitted), weight 1 in |π1| and |π1 ∪ π2|; second arguments likewise;
+--   entities in both roles: the AND of their two role classes, weight −1 in |π1 ∪ π2| (counted once).
+-- Classes meet typing pairs by an equi-join on the premise's slot ranks (the first factor of the
+-- combinations, exploded by mask_rank_table), then the exact bit test picks the hypothesis typing.
 with
 
 overlap_masks as (
@@ -43,6 +47,18 @@ hypothesis_sides as (
 
 ),
 
+arg1_mask_ranks as (
+
+    {{ mask_rank_table(k) }}
+
+),
+
+arg2_mask_ranks as (
+
+    {{ mask_rank_table(k) }}
+
+),
+
 -- typing pairs left to count, with the bit of their (A, B) slot type combination for x and for y
 typing_pairs as (
 
@@ -51,6 +67,8 @@ typing_pairs as (
         premise.alignment,
         premise.typed_rel_id as premise_typed_rel_id,
         hypothesis.typed_rel_id as hypothesis_typed_rel_id,
+        premise.arg1_type_rank as premise_arg1_type_rank,
+        premise.arg2_type_rank as premise_arg2_type_rank,
         (premise.arg1_type_rank - 1) * {{ k }} + hypothesis.arg1_type_rank - 1 as arg1_combination,
         (premise.arg2_type_rank - 1) * {{ k }} + hypothesis.arg2_type_rank - 1 as arg2_combination
 
@@ -73,7 +91,7 @@ combination_pairs as (
 
 ),
 
--- each entity's masks as a first argument (own, OR of partners) and as a second (OR of partners,
+-- each entity's classes as a first argument (own, OR of partners) and as a second (OR of partners,
 -- own); 0 for a role it does not have
 entity_occurrences as (
 
@@ -117,42 +135,95 @@ entity_masks as (
 
 ),
 
--- pair classes use the first-argument columns only (a pair is in A∩B iff both its masks admit it)
-count_classes as (
+class_rows as (
 
     select
         relation_pair_id,
-        arg1_combinations as as_arg1_arg1_combinations,
-        arg2_combinations as as_arg1_arg2_combinations,
-        cast(0 as bigint) as as_arg2_arg1_combinations,
-        cast(0 as bigint) as as_arg2_arg2_combinations,
-        count(*) as n_pairs,
+        arg1_combinations,
+        arg2_combinations,
+        1 as n_pairs,
+        0 as n_arg1,
+        0 as n_arg2,
         0 as n_entities
 
     from combination_pairs
-    group by
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations
 
     union all
 
     select
         relation_pair_id,
-        as_arg1_arg1_combinations,
-        as_arg1_arg2_combinations,
-        as_arg2_arg1_combinations,
-        as_arg2_arg2_combinations,
+        as_arg1_arg1_combinations as arg1_combinations,
+        as_arg1_arg2_combinations as arg2_combinations,
         0 as n_pairs,
-        count(*) as n_entities
+        1 as n_arg1,
+        0 as n_arg2,
+        1 as n_entities
 
     from entity_masks
+
+    union all
+
+    select
+        relation_pair_id,
+        as_arg2_arg1_combinations as arg1_combinations,
+        as_arg2_arg2_combinations as arg2_combinations,
+        0 as n_pairs,
+        0 as n_arg1,
+        1 as n_arg2,
+        1 as n_entities
+
+    from entity_masks
+
+    union all
+
+    select
+        relation_pair_id,
+        as_arg1_arg1_combinations & as_arg2_arg1_combinations as arg1_combinations,
+        as_arg1_arg2_combinations & as_arg2_arg2_combinations as arg2_combinations,
+        0 as n_pairs,
+        0 as n_arg1,
+        0 as n_arg2,
+        -1 as n_entities
+
+    from entity_masks
+
+),
+
+-- a class with an empty combination mask holds for no typing pair
+count_classes as (
+
+    select
+        relation_pair_id,
+        arg1_combinations,
+        arg2_combinations,
+        cast(sum(n_pairs) as integer) as n_pairs,
+        cast(sum(n_arg1) as integer) as n_arg1,
+        cast(sum(n_arg2) as integer) as n_arg2,
+        cast(sum(n_entities) as integer) as n_entities
+
+    from class_rows
+    where arg1_combinations <> 0
+        and arg2_combinations <> 0
     group by
         relation_pair_id,
-        as_arg1_arg1_combinations,
-        as_arg1_arg2_combinations,
-        as_arg2_arg1_combinations,
-        as_arg2_arg2_combinations
+        arg1_combinations,
+        arg2_combinations
+
+),
+
+-- the premise typings each class can hold: its first factors exploded to slot ranks
+class_premise_ranks as (
+
+    select
+        count_classes.*,
+        arg1_mask_ranks.type_rank as premise_arg1_type_rank,
+        arg2_mask_ranks.type_rank as premise_arg2_type_rank
+
+    from count_classes
+    inner join arg1_mask_ranks
+        on {{ first_factor('count_classes.arg1_combinations', k) }} = arg1_mask_ranks.mask
+    inner join arg2_mask_ranks
+        on {{ first_factor('count_classes.arg2_combinations', k) }} = arg2_mask_ranks.mask
 
 ),
 
@@ -162,18 +233,18 @@ class_matches as (
         typing_pairs.premise_typed_rel_id,
         typing_pairs.hypothesis_typed_rel_id,
         typing_pairs.alignment,
-        count_classes.n_pairs,
-        count_classes.n_entities,
-        {{ bit_is_set('count_classes.as_arg1_arg1_combinations', 'typing_pairs.arg1_combination') }}
-        and {{ bit_is_set('count_classes.as_arg1_arg2_combinations', 'typing_pairs.arg2_combination') }}
-            as in_as_arg1,
-        {{ bit_is_set('count_classes.as_arg2_arg1_combinations', 'typing_pairs.arg1_combination') }}
-        and {{ bit_is_set('count_classes.as_arg2_arg2_combinations', 'typing_pairs.arg2_combination') }}
-            as in_as_arg2
+        class_premise_ranks.n_pairs,
+        class_premise_ranks.n_arg1,
+        class_premise_ranks.n_arg2,
+        class_premise_ranks.n_entities
 
-    from typing_pairs
-    inner join count_classes
-        on typing_pairs.relation_pair_id = count_classes.relation_pair_id
+    from class_premise_ranks
+    inner join typing_pairs
+        on class_premise_ranks.relation_pair_id = typing_pairs.relation_pair_id
+        and class_premise_ranks.premise_arg1_type_rank = typing_pairs.premise_arg1_type_rank
+        and class_premise_ranks.premise_arg2_type_rank = typing_pairs.premise_arg2_type_rank
+    where {{ bit_is_set('class_premise_ranks.arg1_combinations', 'typing_pairs.arg1_combination') }}
+        and {{ bit_is_set('class_premise_ranks.arg2_combinations', 'typing_pairs.arg2_combination') }}
 
 ),
 
@@ -183,14 +254,12 @@ typed_overlaps as (
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
-        sum(case when in_as_arg1 then n_pairs else 0 end) as overlap_size,
-        sum(case when in_as_arg1 then n_entities else 0 end) as n_overlap_arg1,
-        sum(case when in_as_arg2 then n_entities else 0 end) as n_overlap_arg2,
-        sum(case when in_as_arg1 or in_as_arg2 then n_entities else 0 end) as n_overlap_entities
+        sum(n_pairs) as overlap_size,
+        sum(n_arg1) as n_overlap_arg1,
+        sum(n_arg2) as n_overlap_arg2,
+        sum(n_entities) as n_overlap_entities
 
     from class_matches
-    where in_as_arg1
-        or in_as_arg2
     group by
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
