@@ -8,86 +8,24 @@
 -- typing) are left out.
 with
 
--- one import CTE per use (Postgres materialises a CTE that is read more than once)
-slot1_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
-slot2_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
 relation_pairs as (
 
     select * from {{ ref('int_relation_pairs') }}
 
 ),
 
-slot_types as (
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+slot1_masks as (
 
-    select * from {{ ref('int_slot_types_ranked') }}
-
-),
-
-entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
+    select * from {{ ref('int_slot_entity_type_masks') }}
+    where slot = 1
 
 ),
 
--- types are looked up once per (relation, slot, entity), not per pair: hub entities fill a slot of
--- a relation with many partners
-slot_entities as (
+slot2_masks as (
 
-    select
-        rel_id,
-        1 as slot,
-        arg1_entity_id as entity_id
-
-    from slot1_pairs
-    group by
-        rel_id,
-        arg1_entity_id
-
-    union all
-
-    select
-        rel_id,
-        2 as slot,
-        arg2_entity_id as entity_id
-
-    from slot2_pairs
-    group by
-        rel_id,
-        arg2_entity_id
-
-),
-
-slot_entity_masks as (
-
-    select
-        slot_entities.rel_id,
-        slot_entities.slot,
-        slot_entities.entity_id,
-        bit_or(1 << (slot_types.type_rank - 1)) as type_mask
-
-    from slot_entities
-    inner join slot_types
-        on slot_entities.rel_id = slot_types.rel_id
-        and slot_entities.slot = slot_types.slot
-    left join entity_types
-        on slot_entities.entity_id = entity_types.entity_id
-        and slot_types.type_name = entity_types.type_name
-    where slot_types.is_top_type
-        or entity_types.entity_id is not null
-    group by
-        slot_entities.rel_id,
-        slot_entities.slot,
-        slot_entities.entity_id
+    select * from {{ ref('int_slot_entity_type_masks') }}
+    where slot = 2
 
 ),
 
@@ -102,13 +40,11 @@ final as (
         slot2.type_mask as arg2_mask
 
     from relation_pairs
-    inner join slot_entity_masks as slot1
+    inner join slot1_masks as slot1
         on relation_pairs.rel_id = slot1.rel_id
-        and slot1.slot = 1
         and relation_pairs.arg1_entity_id = slot1.entity_id
-    inner join slot_entity_masks as slot2
+    inner join slot2_masks as slot2
         on relation_pairs.rel_id = slot2.rel_id
-        and slot2.slot = 2
         and relation_pairs.arg2_entity_id = slot2.entity_id
 
 )
