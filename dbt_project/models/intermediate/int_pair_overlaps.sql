@@ -267,7 +267,7 @@ typed_overlaps as (
 
 ),
 
-final as (
+canonical_overlaps as (
 
     select
         premise_typed_rel_id,
@@ -282,6 +282,27 @@ final as (
     where overlap_size >= {{ var('r_min') }}
         and n_overlap_arg1 >= {{ var('r_min') }}
         and n_overlap_arg2 >= {{ var('r_min') }}
+
+),
+
+-- int_relation_overlaps has each relation pair in one direction; B ⇒ A has the same overlap as
+-- A ⇒ B (reversed when crossed: B's first arguments are A's second ones)
+final as (
+
+    select * from canonical_overlaps
+
+    union all
+
+    select
+        hypothesis_typed_rel_id as premise_typed_rel_id,
+        premise_typed_rel_id as hypothesis_typed_rel_id,
+        alignment,
+        overlap_size,
+        case when alignment = 'crossed' then n_overlap_arg2 else n_overlap_arg1 end as n_overlap_arg1,
+        case when alignment = 'crossed' then n_overlap_arg1 else n_overlap_arg2 end as n_overlap_arg2,
+        n_overlap_entities
+
+    from canonical_overlaps
 
 )
 

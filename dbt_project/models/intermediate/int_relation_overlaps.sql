@@ -6,6 +6,9 @@
 -- A∩B = {(x,y) ∈ A : (y,x) ∈ B}; (arg1, arg2) is in the premise's orientation,
 -- hypothesis_arg1/2 in the hypothesis'. Same-path pairs are skipped: the paper drops premises with
 -- the hypothesis' path before the top-N cut, so they can never be InfCands.
+-- Each unordered relation pair appears once, with premise_rel_id < hypothesis_rel_id: the rule in the
+-- other direction has the same overlap (reversed when crossed), so int_pair_overlaps counts it once
+-- and adds the mirrored rule (half the work of this and the typed stage).
 --
 -- Why the steps (a naive typed self-join on the pair explodes on hub pairs and spills):
 --   1. eligible_pairs: only pairs of typed relations that could still reach the r_min bounds
@@ -96,7 +99,7 @@ relation_joined as (
     inner join shared_pairs as hypothesis
         on premise.arg1_entity_id = hypothesis.arg1_entity_id
         and premise.arg2_entity_id = hypothesis.arg2_entity_id
-        and premise.rel_id <> hypothesis.rel_id
+        and premise.rel_id < hypothesis.rel_id
 
     union all
 
@@ -113,7 +116,7 @@ relation_joined as (
     inner join shared_pairs as hypothesis
         on premise.arg1_entity_id = hypothesis.arg2_entity_id
         and premise.arg2_entity_id = hypothesis.arg1_entity_id
-        and premise.rel_id <> hypothesis.rel_id
+        and premise.rel_id < hypothesis.rel_id
 
 ),
 
