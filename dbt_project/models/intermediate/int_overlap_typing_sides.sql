@@ -32,19 +32,13 @@ typed_relations as (
 
 ),
 
-arg1_mask_ranks as (
+-- at most 2^k · k rows: read twice, materialised for free
+mask_ranks as (
 
     {{ mask_rank_table(var('top_k_types') | int) }}
 
 ),
 
-arg2_mask_ranks as (
-
-    {{ mask_rank_table(var('top_k_types') | int) }}
-
-),
-
--- |πi(A∩B)| ≤ |πi(A)|: typings with a projection below r_min never yield an InfCand
 eligible_typings as (
 
     select
@@ -54,8 +48,7 @@ eligible_typings as (
         type_rank_b
 
     from typed_relations
-    where n_arg1_entities >= {{ var('r_min') }}
-        and n_arg2_entities >= {{ var('r_min') }}
+    where {{ can_reach_projection_bound('typed_relations') }}
 
 ),
 
@@ -131,9 +124,9 @@ side_rank_counts as (
         sum(side_classes.n_arg2_entities) as n_arg2_entities
 
     from side_classes
-    inner join arg1_mask_ranks
+    inner join mask_ranks as arg1_mask_ranks
         on side_classes.arg1_mask = arg1_mask_ranks.mask
-    inner join arg2_mask_ranks
+    inner join mask_ranks as arg2_mask_ranks
         on side_classes.arg2_mask = arg2_mask_ranks.mask
     group by
         side_classes.relation_pair_id,

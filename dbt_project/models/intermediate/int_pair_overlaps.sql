@@ -47,13 +47,8 @@ hypothesis_sides as (
 
 ),
 
-arg1_mask_ranks as (
-
-    {{ mask_rank_table(k) }}
-
-),
-
-arg2_mask_ranks as (
+-- at most 2^k · k rows: read twice, materialised for free
+mask_ranks as (
 
     {{ mask_rank_table(k) }}
 
@@ -220,9 +215,9 @@ class_premise_ranks as (
         arg2_mask_ranks.type_rank as premise_arg2_type_rank
 
     from count_classes
-    inner join arg1_mask_ranks
+    inner join mask_ranks as arg1_mask_ranks
         on {{ first_factor('count_classes.arg1_combinations', k) }} = arg1_mask_ranks.mask
-    inner join arg2_mask_ranks
+    inner join mask_ranks as arg2_mask_ranks
         on {{ first_factor('count_classes.arg2_combinations', k) }} = arg2_mask_ranks.mask
 
 ),
