@@ -9,8 +9,9 @@ from benchmarks.fidelity import (
     sherliic_fidelity,
 )
 
-# Measured 90.5% (1802/1992 located sides) when written; the floor leaves ~1 point for parser noise.
-FLOOR = 0.895
+# Measured 89.3% (1779/1992 located sides) on the current dev.tsv, whose templates are withheld for 524
+# items (names are then read from the sentences); the floor leaves ~1 point for parser noise.
+FLOOR = 0.883
 
 
 def test_sherliic_dev_fidelity_floor(shared_data):
