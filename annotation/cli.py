@@ -8,8 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from extract.records import InputError
-from extract.settings import OUT_DIR
+from warehouse.errors import InputError, print_error
+from warehouse.settings import OUT_DIR
 
 ANNOTATION_OUT = OUT_DIR / "annotation"
 
@@ -94,7 +94,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _cmd_check_templates(args: argparse.Namespace) -> int:
     from annotation.template_check import check_templates
-    from extract.settings import require_shared_data
+    from warehouse.settings import require_shared_data
 
     dev = Path(args.dev) if args.dev else require_shared_data() / "sherliic" / "dev.tsv"
     result = check_templates(dev)
@@ -177,10 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except InputError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
     except (ValueError, FileNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print_error(error)
         return 2
 
 

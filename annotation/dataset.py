@@ -8,9 +8,9 @@ from pathlib import Path
 
 from psycopg.rows import dict_row
 
-from baselines.benchmarks import SHERLIIC_CSV_COLUMNS
-from extract.db import connect
-from extract.dbt_runner import run_dbt
+from baselines.datasets import SHERLIIC_CSV_COLUMNS
+from warehouse.dbt import run_dbt
+from warehouse.server import connect
 
 # The 22 columns of SherLIiC's dev.csv / test.csv (DESIGN §5), in order: one definition, shared with
 # the benchmark loader that reads them.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import lemminflect
 
-from extract.paths import canonical_path
+from deppath.paths import canonical_path
 
 SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass"})
 # Labels after the predicate that only a verb takes (a copular noun cannot have a direct object).

@@ -14,8 +14,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.db import apply_schema, connect
-from extract.records import InputError
+from warehouse.errors import InputError
+from warehouse.server import connect, ensure_schema
 
 ANSWERS = ("yes", "no", "incomprehensible")
 TRUE_WORDS = {
@@ -136,7 +136,7 @@ def store_judgements(
     """
     if not judgements:
         return 0
-    apply_schema(url)
+    ensure_schema(url)
     where = file or source
     with connect(url) as conn:
         items = [j.item_id for j in judgements]

@@ -16,7 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from annotation.render import render_candidate
-from extract.db import apply_schema, connect
+from warehouse.server import connect, ensure_schema
 
 STRATA = {
     "none": "''",
@@ -139,7 +139,7 @@ def sample_batch(
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
     if n_premises < 1 or hypotheses_per_premise < 1:
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
-    apply_schema(url)
+    ensure_schema(url)
     with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
         if cur.execute(
             "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)

@@ -19,8 +19,8 @@ from psycopg.rows import dict_row
 
 from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
 from annotation.sampling import examples_line, group_items
-from extract.db import apply_schema, connect
-from extract.records import InputError
+from warehouse.errors import InputError
+from warehouse.server import connect, ensure_schema
 
 STYLE = """
 body { font-family: sans-serif; max-width: 52em; margin: 2em auto; color: #222; }
@@ -50,7 +50,7 @@ class AnnotationStore:
         self.url = url
         self.target = target
         self.schema = schema
-        apply_schema(url)
+        ensure_schema(url)
 
     def _excluded_workers_sql(self, conn) -> str:
         # After an aggregation run, judgements of workers below the trust threshold do not count.

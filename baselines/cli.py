@@ -16,19 +16,19 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from baselines import benchmarks, catalog, report
+from baselines import catalog, datasets, report
 from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
 from baselines.registry import Context, get
-from extract import db
-from extract.records import InputError
-from extract.settings import OUT_DIR, shared_data_dir
+from warehouse import server
+from warehouse.errors import InputError, print_error
+from warehouse.settings import OUT_DIR, shared_data_dir
 
 
 def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
     files: list[tuple[Path, str, dict]] = []
     shared = shared_data_dir()
     if shared.is_dir():
-        files += [(p, fmt, {}) for p, fmt in benchmarks.shared_benchmark_files(shared)]
+        files += [(p, fmt, {}) for p, fmt in datasets.shared_benchmark_files(shared)]
     else:
         print(f"shared data folder {shared} not found (set SHERLIIC_DATA); only given files are loaded")
     if args.sherliic_test:
@@ -46,7 +46,7 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
     if args.levy_holt_test:
         files.append((Path(args.levy_holt_test), "levy_holt", {"dataset": "levy_holt", "split": "test"}))
     for path, fmt, kw in tqdm(files, desc="benchmark files", unit="file"):
-        summary = benchmarks.load_benchmark(path, fmt, url, show_progress=False, **kw)
+        summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
         state = "already loaded" if summary.skipped else "loaded"
         tqdm.write(
             f"{state}: {summary.dataset}/{summary.split} {summary.n_items} items, "
@@ -55,7 +55,7 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
 
 
 def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
-    cov = benchmarks.warehouse_coverage(items, url)
+    cov = datasets.warehouse_coverage(items, url)
     print("coverage per dataset (items with both paths; both relations in warehouse.relations):")
     for r in cov.itertuples():
         wh = (
@@ -68,11 +68,11 @@ def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
 
 
 def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
-    url = db.database_url()
-    db.apply_schema(url)
+    url = server.database_url()
+    server.ensure_schema(url)
     if not args.no_load:
         _load_benchmarks(url, args)
-    items = benchmarks.load_items(url, args.datasets)
+    items = datasets.load_items(url, args.datasets)
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
         return 1
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     run_options(one)
     load = sub.add_parser("load", help="load one benchmark file into raw.benchmark_items")
     load.add_argument("file")
-    load.add_argument("--format", required=True, choices=benchmarks.FORMATS)
+    load.add_argument("--format", required=True, choices=datasets.FORMATS)
     load.add_argument("--dataset")
     load.add_argument("--split")
     load.add_argument("--relation-index")
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:40s} {kind:12s} {bl.description}")
             return 0
         if args.command == "load":
-            s = benchmarks.load_benchmark(
+            s = datasets.load_benchmark(
                 args.file,
                 args.format,
                 dataset=args.dataset,
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             return _run([args.name], args, merge=True)
         return _run(catalog.ordered_names(), args, merge=False)
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
 
 

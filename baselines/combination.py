@@ -185,7 +185,7 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
 
 
 def write_report(combo: Combination, summary: dict, out_dir: Path | None = None) -> tuple[Path, Path]:
-    from extract.settings import OUT_DIR
+    from warehouse.settings import OUT_DIR
 
     out_dir = out_dir or OUT_DIR / "combination"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -211,10 +211,10 @@ def write_report(combo: Combination, summary: dict, out_dir: Path | None = None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from baselines.benchmarks import load_items
+    from baselines.datasets import load_items
     from baselines.metrics import best_f1_threshold, precision_recall_f1
-    from extract.db import database_url
-    from extract.settings import shared_data_dir
+    from warehouse.server import database_url
+    from warehouse.settings import shared_data_dir
 
     parser = argparse.ArgumentParser(description="Fit the learned combination and report its coefficients")
     parser.add_argument("--out", type=Path, default=None)

@@ -5,7 +5,7 @@ crossed flag); every set-based score is one SQL query over `warehouse.untyped_ed
 `warehouse.teg_edges`.
 
 Orientation. Benchmark paths are in SherLIiC orientation (argument A = left end), warehouse relations
-are canonical (subject on the left). `extract.paths.canonical_path` tells whether a path was reversed;
+are canonical (subject on the left). `deppath.paths.canonical_path` tells whether a path was reversed;
 the entity pair (x, y) of the premise is compared with the hypothesis' pair in the same SherLIiC
 orientation, so when exactly one side was reversed (crossed alignment) the hypothesis' canonical pair
 (a1, a2) is read as (a2, a1).
@@ -48,7 +48,7 @@ SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "
 
 def canonical_item_table(items: pd.DataFrame) -> pd.DataFrame:
     """Items in warehouse orientation: canonical paths, canonical-slot types and the crossed flag."""
-    from extract.paths import canonical_path
+    from deppath.paths import canonical_path
 
     rows = []
     for row_no, (_, item) in enumerate(items.iterrows()):

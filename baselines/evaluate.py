@@ -190,22 +190,10 @@ def evaluate_many(
 
 def store_results(frame: pd.DataFrame, url: str) -> int:
     """Write rows to results.baseline_scores, replacing rows of the same method/dataset/split."""
-    from extract import db
+    from warehouse import server
 
-    with db.connect(url) as conn:
-        conn.execute("create schema if not exists results")
-        conn.execute(
-            """
-            create table if not exists results.baseline_scores (
-                method text not null, dataset text not null, split text not null,
-                threshold double precision, precision double precision, recall double precision,
-                f1 double precision, auc_pr50 double precision, auc_norm double precision,
-                roc_auc double precision, n_items integer not null, n_covered integer not null,
-                computed_at timestamptz not null default now(),
-                primary key (method, dataset, split)
-            )
-            """
-        )
+    server.ensure_schema(url)
+    with server.connect(url) as conn:
         for row in frame.to_dict("records"):
             conn.execute(
                 "delete from results.baseline_scores where method = %s and dataset = %s and split = %s",

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.registry import Context, register
-from extract.paths import is_reversed as path_is_reversed  # the paper's flag, one definition (BRIEF)
+from deppath.paths import is_reversed as path_is_reversed  # the paper's flag, one definition (BRIEF)
 
 __all__ = [
     "always_yes_score",

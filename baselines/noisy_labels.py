@@ -23,6 +23,7 @@ import pandas as pd
 import psycopg
 
 from baselines.registry import REGISTRY, Context
+from warehouse.server import ensure_schema
 
 # The probe and the combination need benchmark text, labels or lm_split (not computable for an InfCand);
 # Always yes would label every InfCand yes, which says nothing.
@@ -39,7 +40,7 @@ order by hypothesis_typed_rel_id, rank_for_hypothesis, premise_typed_rel_id
 
 def infcand_items(url: str) -> pd.DataFrame:
     """InfCands as benchmark items (registry columns) in SherLIiC orientation."""
-    from extract.paths import is_reversed, reverse_path
+    from deppath.paths import is_reversed, reverse_path
 
     with psycopg.connect(url) as conn:
         exists = conn.execute("select to_regclass('warehouse.inference_candidates')").fetchone()[0]
@@ -115,26 +116,9 @@ def choose_best(
 def write_table(url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: str,
                 threshold: float | None, dev_f1: float) -> int:
     """Replace results.infcand_noisy_labels with these labels (one transaction)."""
+    ensure_schema(url)
     with psycopg.connect(url) as conn:
-        conn.execute("create schema if not exists results")
-        conn.execute("drop table if exists results.infcand_noisy_labels")
-        conn.execute(
-            """
-            create table results.infcand_noisy_labels (
-                premise_typed_rel_id bigint not null,
-                hypothesis_typed_rel_id bigint not null,
-                alignment text not null,
-                method text not null,
-                dev_f1 double precision,
-                threshold double precision,
-                raw_score double precision,
-                score double precision not null,
-                noisy_label boolean not null,
-                created_at timestamptz not null default now(),
-                primary key (premise_typed_rel_id, hypothesis_typed_rel_id, alignment)
-            )
-            """
-        )
+        conn.execute("delete from results.infcand_noisy_labels")
         with conn.cursor().copy(
             "copy results.infcand_noisy_labels (premise_typed_rel_id, hypothesis_typed_rel_id, alignment,"
             " method, dev_f1, threshold, raw_score, score, noisy_label) from stdin"
@@ -170,8 +154,8 @@ def build(url: str, ctx: Context, method: str | None = None) -> tuple[str, int, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from extract.db import database_url
-    from extract.settings import shared_data_dir
+    from warehouse.server import database_url
+    from warehouse.settings import shared_data_dir
 
     parser = argparse.ArgumentParser(description="Noisy labels for every InfCand from the best dev baseline")
     parser.add_argument("--method", help="use this baseline instead of the best by SherLIiC dev F1")

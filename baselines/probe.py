@@ -36,7 +36,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
-from extract.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import OUT_DIR, shared_data_dir
 
 if __name__ == "__main__":
     # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
@@ -135,7 +135,7 @@ def _extra(items: pd.DataFrame, key: str) -> pd.Series:
 
 def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """SherLIiC-dev split by lm_split (Schmitt & Schütze 2021): (train, dev)."""
-    from baselines.benchmarks import items_frame, read_sherliic_tsv
+    from baselines.datasets import items_frame, read_sherliic_tsv
 
     items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
     lm_split = _extra(items, "lm_split")
@@ -143,7 +143,7 @@ def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def levy_holt_file(shared: Path, folder: str, split: str) -> pd.DataFrame:
-    from baselines.benchmarks import items_frame, read_levy_holt
+    from baselines.datasets import items_frame, read_levy_holt
 
     return items_frame(read_levy_holt(shared / "levy_holt" / "teddy_li" / folder / f"{split}.txt"))
 
@@ -180,7 +180,7 @@ def artefact_strength(shared: Path | None = None) -> pd.DataFrame:
 
 
 def _subset_name(folder: str) -> str:
-    from baselines.benchmarks import LEVY_HOLT_SUBSETS
+    from baselines.datasets import LEVY_HOLT_SUBSETS
 
     pos, _, neg = folder.partition("_")
     return f"{LEVY_HOLT_SUBSETS.get(pos, pos)} vs {LEVY_HOLT_SUBSETS.get(neg, neg)}"

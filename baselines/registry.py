@@ -1,7 +1,7 @@
 """The one place where baselines are registered by name.
 
 A baseline scores benchmark items. `items` is a DataFrame with one row per item and (at least)
-these columns, as loaded by baselines.benchmarks:
+these columns, as loaded by baselines.datasets:
 
     item_id, dataset, split,
     premise_path, hypothesis_path          SherLIiC path syntax (None when not mappable)

@@ -36,7 +36,7 @@ import psycopg
 from baselines.distributional import items_key, resolve_keys
 from baselines.registry import Context, register
 from baselines.rules import ResourceMissing
-from extract.settings import OUT_DIR
+from warehouse.settings import OUT_DIR
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ def signature(item: pd.Series) -> str | None:
 
 def read_preference_file(path: str | Path) -> dict[str, bool]:
     """`typeA/typeB<TAB>1|0` (1 = typed embeddings are better) -> {signature: use_typed}."""
-    from extract.records import InputError
+    from warehouse.errors import InputError
 
     preference: dict[str, bool] = {}
     with open(path, encoding="utf-8") as handle:
@@ -259,7 +259,7 @@ def tsg_scores(items: pd.DataFrame, ctx: Context, preference: dict[str, bool]) -
 @register("w2v+tsg_rel_emb", tunable=True,
           description="w2v + typed or untyped rel emb per type signature (original preference file)")
 def w2v_tsg_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    from extract.settings import shared_data_dir
+    from warehouse.settings import shared_data_dir
 
     path = Path(ctx.shared_data or shared_data_dir()) / "sherliic" / "tsg_typed_vs_untyped.txt"
     if not path.exists():
@@ -270,7 +270,7 @@ def w2v_tsg_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
 def sherliic_dev_training_items(ctx: Context) -> pd.DataFrame:
     """SherLIiC-dev items of lm_split train (the split the paper's tuning may see)."""
     from baselines.probe import sherliic_splits
-    from extract.settings import shared_data_dir
+    from warehouse.settings import shared_data_dir
 
     path = Path(ctx.shared_data or shared_data_dir())
     if not (path / "sherliic" / "dev.tsv").exists():

@@ -25,7 +25,7 @@ import pandas as pd
 
 from baselines.lemma import is_passive, lemma_rule, path_lemmas, predicate_lemma, stopwords
 from baselines.registry import Context, register
-from extract.records import InputError
+from warehouse.errors import InputError
 
 INTERPUNCTION = frozenset([",", ".", "?", "!", ":", "'", '"', ";", "-", "_"])
 

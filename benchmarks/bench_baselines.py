@@ -23,8 +23,8 @@ import psycopg
 from tqdm import tqdm
 
 from baselines.distributional import compute_scores
-from extract import db
-from extract.settings import OUT_DIR, shared_data_dir
+from warehouse import server
+from warehouse.settings import OUT_DIR, shared_data_dir
 
 # Synthetic graph: clusters of relations sharing a pool of entity pairs, so item pairs overlap.
 GRAPH_SQL = """
@@ -56,10 +56,15 @@ analyze warehouse.untyped_edges;
 """
 
 
-def build_synthetic_graph(url: str, n_relations: int, cluster_size: int, pool: int,
-                          edges_per_relation: int) -> dict:
-    params = {"n_relations": n_relations, "cluster_size": cluster_size, "pool": pool,
-              "edges_per_relation": edges_per_relation}
+def build_synthetic_graph(
+    url: str, n_relations: int, cluster_size: int, pool: int, edges_per_relation: int
+) -> dict:
+    params = {
+        "n_relations": n_relations,
+        "cluster_size": cluster_size,
+        "pool": pool,
+        "edges_per_relation": edges_per_relation,
+    }
     started = time.perf_counter()
     with psycopg.connect(url) as conn:
         # integers only, formatted in: a multi-statement script cannot take bound parameters
@@ -81,17 +86,19 @@ def synthetic_items(n_items: int, n_relations: int, cluster_size: int, seed: int
         cluster = rng.integers(0, n_relations // cluster_size)
         prem, hypo = cluster * cluster_size + 1 + rng.choice(cluster_size, 2, replace=False)
         crossed = rng.random() < 1 / 3
-        rows.append({
-            "premise_path": f"nsubj^-___v{prem}___dobj",
-            "hypothesis_path": f"dobj^-___v{hypo}___nsubj" if crossed else f"nsubj^-___v{hypo}___dobj",
-        })
+        rows.append(
+            {
+                "premise_path": f"nsubj^-___v{prem}___dobj",
+                "hypothesis_path": f"dobj^-___v{hypo}___nsubj" if crossed else f"nsubj^-___v{hypo}___dobj",
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def dense_reference(url: str, items: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
     """The original approach: read the whole graph, then per item a dense count vector per relation over the
     entity-pair space; returns (scores, load seconds, scoring seconds)."""
-    from extract.paths import canonical_path
+    from deppath.paths import canonical_path
 
     started = time.perf_counter()
     with psycopg.connect(url) as conn:
@@ -114,24 +121,31 @@ def dense_reference(url: str, items: pd.DataFrame) -> tuple[pd.DataFrame, float,
     for prem_path, hypo_path in zip(items["premise_path"], items["hypothesis_path"], strict=True):
         (prem, prem_rev), (hypo, hypo_rev) = canonical_path(prem_path), canonical_path(hypo_path)
         p_id, h_id = rel_of_path[prem], rel_of_path[hypo]
-        p_edges = order[starts[p_id]:starts[p_id + 1]]
-        h_edges = order[starts[h_id]:starts[h_id + 1]]
+        p_edges = order[starts[p_id] : starts[p_id + 1]]
+        h_edges = order[starts[h_id] : starts[h_id + 1]]
         x = np.zeros(len(universe))
         y = np.zeros(len(universe))
         x[index[p_edges]] = count[p_edges]
         y[(reversed_index if prem_rev != hypo_rev else index)[h_edges]] = count[h_edges]
         cl_xy = np.minimum(x, y).sum() / x.sum()
         cl_yx = np.minimum(x, y).sum() / y.sum()
-        out.append({"weeds_prec": (x * (y > 0)).sum() / x.sum(), "cl_xy": cl_xy, "cl_yx": cl_yx,
-                    "inv_cl": np.sqrt(max(cl_xy * (1 - cl_yx), 0.0))})
+        out.append(
+            {
+                "weeds_prec": (x * (y > 0)).sum() / x.sum(),
+                "cl_xy": cl_xy,
+                "cl_yx": cl_yx,
+                "inv_cl": np.sqrt(max(cl_xy * (1 - cl_yx), 0.0)),
+            }
+        )
     return pd.DataFrame(out), load_seconds, time.perf_counter() - started
 
 
-def bench_sql_vs_dense(n_relations: int, cluster_size: int, pool: int, edges_per_relation: int,
-                       n_items: int) -> dict:
+def bench_sql_vs_dense(
+    n_relations: int, cluster_size: int, pool: int, edges_per_relation: int, n_items: int
+) -> dict:
     name = f"sherliic_bench_baselines_{uuid.uuid4().hex[:8]}"
-    db.create_database(name)
-    url = db.server_url(name)
+    server.create_database(name)
+    url = server.server_url(name)
     try:
         graph = build_synthetic_graph(url, n_relations, cluster_size, pool, edges_per_relation)
         items = synthetic_items(n_items, n_relations, cluster_size)
@@ -140,25 +154,29 @@ def bench_sql_vs_dense(n_relations: int, cluster_size: int, pool: int, edges_per
         sql_seconds = time.perf_counter() - started
         dense, load_seconds, dense_seconds = dense_reference(url, items)
     finally:
-        db.drop_database(name)
+        server.drop_database(name)
     diffs = {c: float(np.max(np.abs(sql[c].to_numpy() - dense[c].to_numpy()))) for c in dense.columns}
     assert all(d <= 1e-9 for d in diffs.values()), f"SQL and dense scores differ: {diffs}"
     python_total = load_seconds + dense_seconds
     return {
-        "graph": graph, "n_items": n_items,
+        "graph": graph,
+        "n_items": n_items,
         "n_crossed": int(items["hypothesis_path"].str.endswith("nsubj").sum()),
-        "sql_seconds": sql_seconds, "python_load_seconds": load_seconds,
+        "sql_seconds": sql_seconds,
+        "python_load_seconds": load_seconds,
         "python_score_seconds": dense_seconds,
-        "python_total_seconds": python_total, "speedup_total": python_total / sql_seconds,
-        "speedup_scoring_only": dense_seconds / sql_seconds, "max_abs_difference": diffs,
+        "python_total_seconds": python_total,
+        "speedup_total": python_total / sql_seconds,
+        "speedup_scoring_only": dense_seconds / sql_seconds,
+        "max_abs_difference": diffs,
         "mean_weeds_prec": float(sql["weeds_prec"].mean()),
     }
 
 
 def bench_all_baselines(url: str) -> dict:
     """Seconds per registered baseline on all SherLIiC-dev items (items read from the shared TSV)."""
-    from baselines.benchmarks import items_frame, read_sherliic_tsv
     from baselines.catalog import ordered_names
+    from baselines.datasets import items_frame, read_sherliic_tsv
     from baselines.registry import REGISTRY, Context
     from baselines.rules import ResourceMissing
 
@@ -173,8 +191,14 @@ def bench_all_baselines(url: str) -> dict:
         except ResourceMissing as exc:
             skipped[name] = str(exc)
             continue
-        rows.append({"method": name, "seconds": time.perf_counter() - started,
-                     "n_items": len(items), "n_covered": int(scores.notna().sum())})
+        rows.append(
+            {
+                "method": name,
+                "seconds": time.perf_counter() - started,
+                "n_items": len(items),
+                "n_covered": int(scores.notna().sum()),
+            }
+        )
     return {"n_items": len(items), "rows": rows, "skipped": skipped}
 
 
@@ -187,25 +211,35 @@ def write(result: dict, out_dir: Path) -> tuple[Path, Path]:
     if cmp_:
         g = cmp_["graph"]
         lines += [
-            "## WeedsPrec / invCL: SQL over the marts vs dense numpy vectors (original approach)", "",
+            "## WeedsPrec / invCL: SQL over the marts vs dense numpy vectors (original approach)",
+            "",
             f"Synthetic graph: {g['n_relations']:,} relations, {g['n_edges']:,} edges, "
             f"{g['n_entity_pairs']:,} entity pairs; {cmp_['n_items']} items ({cmp_['n_crossed']} crossed).",
             "",
-            "| | seconds |", "|---|---:|",
+            "| | seconds |",
+            "|---|---:|",
             f"| SQL (all distributional scores, incl. upload of the items) | {cmp_['sql_seconds']:.2f} |",
             f"| Python: read the graph | {cmp_['python_load_seconds']:.2f} |",
             f"| Python: dense vectors, WeedsPrec + invCL | {cmp_['python_score_seconds']:.2f} |",
-            f"| Python total | {cmp_['python_total_seconds']:.2f} |", "",
+            f"| Python total | {cmp_['python_total_seconds']:.2f} |",
+            "",
             f"Speed-up end to end: **{cmp_['speedup_total']:.1f}×** (scoring only: "
             f"{cmp_['speedup_scoring_only']:.1f}×). Max |SQL − dense|: "
             + ", ".join(f"{k} {v:.1e}" for k, v in cmp_["max_abs_difference"].items())
             + " (asserted ≤ 1e-9); "
-            f"mean WeedsPrec {cmp_['mean_weeds_prec']:.3f}.", "",
+            f"mean WeedsPrec {cmp_['mean_weeds_prec']:.3f}.",
+            "",
         ]
     every = result.get("all_baselines")
     if every:
-        lines += ["## Scoring all SherLIiC-dev items", "", f"{every['n_items']} items.", "",
-                  "| baseline | seconds | covered |", "|---|---:|---:|"]
+        lines += [
+            "## Scoring all SherLIiC-dev items",
+            "",
+            f"{every['n_items']} items.",
+            "",
+            "| baseline | seconds | covered |",
+            "|---|---:|---:|",
+        ]
         lines += [f"| {r['method']} | {r['seconds']:.2f} | {r['n_covered']} |" for r in every["rows"]]
         if every["skipped"]:
             lines += ["", "Skipped:", ""] + [f"- {k}: {v}" for k, v in every["skipped"].items()]
@@ -224,10 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="database with the marts for part 1 (default: the project's database)")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
     args = parser.parse_args(argv)
-    result = {"sql_vs_dense": bench_sql_vs_dense(args.relations, args.cluster_size, args.pool,
-                                                 args.edges_per_relation, args.items)}
+    result = {
+        "sql_vs_dense": bench_sql_vs_dense(
+            args.relations, args.cluster_size, args.pool, args.edges_per_relation, args.items
+        )
+    }
     if not args.skip_all_baselines:
-        result["all_baselines"] = bench_all_baselines(args.url or db.database_url())
+        result["all_baselines"] = bench_all_baselines(args.url or server.database_url())
     json_path, md_path = write(result, args.out)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {json_path} and {md_path}")

@@ -1,10 +1,10 @@
 """Benchmark: candidate build (typed relations + InfCands) in SQL/dbt vs the Python reference.
 
-For each graph size: a dedicated database, a synthetic TEG (benchmarks.teg_generator), `dbt run` of the
+For each graph size: a dedicated database, a synthetic TEG (warehouse.synthetic_teg), `dbt run` of the
 TEG marts with per-model timings (from dbt's run_results.json), peak memory of the Postgres backends
 serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared buffers once),
 temp-file bytes spilled, and — up to --reference-max instances — the plain-Python reference
-(benchmarks.reference) in a child process with its peak RSS, plus an exact equality check of the
+(warehouse.reference) in a child process with its peak RSS, plus an exact equality check of the
 marts against it. Writes out/bench/candidates.json and out/bench/candidates.md and prints them.
 
 `make bench-candidates` (ARGS='--sizes 1000000,5000000' for a shorter run).
@@ -26,13 +26,19 @@ from pathlib import Path
 
 import psutil
 
-from benchmarks.teg_generator import GeneratorConfig, generate
-from extract import db
-from extract.dbt_runner import run_dbt
-from extract.settings import OUT_DIR
+from warehouse import server
+from warehouse.dbt import run_dbt
+from warehouse.settings import OUT_DIR
+from warehouse.synthetic_teg import GeneratorConfig, generate
 
-MARTS_SELECTOR = ["+typed_relations", "+inference_candidates", "+teg_edges", "+untyped_edges", "+entities",
-                  "+relations"]
+MARTS_SELECTOR = [
+    "+typed_relations",
+    "+inference_candidates",
+    "+teg_edges",
+    "+untyped_edges",
+    "+entities",
+    "+relations",
+]
 
 
 class MemorySampler:
@@ -78,7 +84,7 @@ class MemorySampler:
 
 def backend_pids(url: str, dbname: str):
     """pids of the server processes working for `dbname` (not other users of the shared server)."""
-    conn = db.connect(url, autocommit=True)
+    conn = server.connect(url, autocommit=True)
 
     def pids() -> list[int]:
         rows = conn.execute(
@@ -90,7 +96,7 @@ def backend_pids(url: str, dbname: str):
 
 
 def temp_bytes(url: str, dbname: str) -> int:
-    with db.connect(url, autocommit=True) as conn:
+    with server.connect(url, autocommit=True) as conn:
         row = conn.execute("select temp_bytes from pg_stat_database where datname = %s", (dbname,)).fetchone()
         return int(row[0])
 
@@ -109,11 +115,8 @@ def run_sql_build(url: str, dbname: str, dbt_vars: dict, target_dir: Path) -> di
     wall = time.perf_counter() - start
     conn.close()
     results = json.loads((target_dir / "run_results.json").read_text())
-    models = {
-        r["unique_id"].split(".")[-1]: round(r["execution_time"], 3)
-        for r in results["results"]
-    }
-    with db.connect(url) as c:
+    models = {r["unique_id"].split(".")[-1]: round(r["execution_time"], 3) for r in results["results"]}
+    with server.connect(url) as c:
         counts = {
             table: c.execute(f"select count(*) from warehouse.{table}").fetchone()[0]
             for table in ("typed_relations", "inference_candidates", "relations", "entities")
@@ -137,7 +140,7 @@ def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
     """The Python reference in a child process (its own peak RSS), result pickled to out_pickle."""
     code = (
         "import pickle, sys, time\n"
-        "from benchmarks.reference import Params, compute_from_db\n"
+        "from warehouse.reference import Params, compute_from_db\n"
         "t = time.perf_counter()\n"
         f"r = compute_from_db({url!r}, Params.from_vars({dbt_vars!r}))\n"
         "r.timings['total_s'] = time.perf_counter() - t\n"
@@ -166,24 +169,33 @@ def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
 
 def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
     name = f"sherliic_bench_{n_instances}"
-    db.drop_database(name)
-    db.create_database(name)
-    url = db.server_url(name)
+    server.drop_database(name)
+    server.create_database(name)
+    url = server.server_url(name)
     row: dict = {"instances": n_instances}
     try:
         config = GeneratorConfig(
-            n_instances=n_instances, n_relations=args.relations, seed=args.seed,
-            relation_zipf=args.relation_zipf, entity_zipf=args.entity_zipf, global_share=args.global_share,
+            n_instances=n_instances,
+            n_relations=args.relations,
+            seed=args.seed,
+            relation_zipf=args.relation_zipf,
+            entity_zipf=args.entity_zipf,
+            global_share=args.global_share,
         )
         summary = generate(config, url, progress=True)
         row["graph"] = summary.as_dict()
-        print(f"[{n_instances:,}] graph loaded in {summary.seconds:.0f}s; Σn² = {summary.hub_tail_sum_n2:,}",
-              flush=True)
+        print(
+            f"[{n_instances:,}] graph loaded in {summary.seconds:.0f}s; Σn² = {summary.hub_tail_sum_n2:,}",
+            flush=True,
+        )
         with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
             row["sql"] = run_sql_build(url, name, dbt_vars, Path(tmp))
-            print(f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
-                  f"({row['sql']['counts']['typed_relations']:,} typed relations, "
-                  f"{row['sql']['counts']['inference_candidates']:,} InfCands)", flush=True)
+            print(
+                f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
+                f"({row['sql']['counts']['typed_relations']:,} typed relations, "
+                f"{row['sql']['counts']['inference_candidates']:,} InfCands)",
+                flush=True,
+            )
             if n_instances <= args.reference_max:
                 try:
                     ref = run_reference(url, dbt_vars, Path(tmp) / "ref.pkl")
@@ -191,18 +203,20 @@ def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
                     row["reference_error"] = repr(exc)
                     return row
                 result = ref.pop("_result")
-                from benchmarks.reference import compare_with_marts
+                from warehouse.reference import compare_with_marts
 
                 problems = compare_with_marts(result, url)
                 ref["equal_to_sql"] = not problems
                 ref["differences"] = problems[:20]
                 ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / row["sql"]["wall_s"], 2)
                 row["reference"] = ref
-                print(f"[{n_instances:,}] reference {ref['wall_s']:.0f}s, equal: {ref['equal_to_sql']}",
-                      flush=True)
+                print(
+                    f"[{n_instances:,}] reference {ref['wall_s']:.0f}s, equal: {ref['equal_to_sql']}",
+                    flush=True,
+                )
     finally:
         if not args.keep:
-            db.drop_database(name)
+            server.drop_database(name)
     return row
 
 
@@ -212,11 +226,14 @@ def growth(rows: list[dict], getter) -> list[dict]:
     for a, b in zip(rows, rows[1:], strict=False):
         ta, tb = getter(a), getter(b)
         if ta and tb:
-            out.append({
-                "from": a["instances"], "to": b["instances"],
-                "time_ratio": round(tb / ta, 2),
-                "exponent": round(math.log(tb / ta) / math.log(b["instances"] / a["instances"]), 2),
-            })
+            out.append(
+                {
+                    "from": a["instances"],
+                    "to": b["instances"],
+                    "time_ratio": round(tb / ta, 2),
+                    "exponent": round(math.log(tb / ta) / math.log(b["instances"] / a["instances"]), 2),
+                }
+            )
     return out
 
 
@@ -225,13 +242,17 @@ def gib(n: int) -> str:
 
 
 def markdown(report: dict) -> str:
-    lines = ["# Candidate build benchmark", "",
-             f"Machine: {report['machine']['cpus']} CPUs, {gib(report['machine']['memory_bytes'])} RAM. "
-             f"dbt vars: `{json.dumps(report['dbt_vars'])}`. Relations: {report['relations']:,}, seed "
-             f"{report['seed']}.", "",
-             "| instances | Σn² (hub tail) | typed rels | InfCands | dbt run | peak PG RSS / PSS "
-             "| temp spilled | Python ref | ref peak RSS | speed-up | SQL = ref |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|"]
+    lines = [
+        "# Candidate build benchmark",
+        "",
+        f"Machine: {report['machine']['cpus']} CPUs, {gib(report['machine']['memory_bytes'])} RAM. "
+        f"dbt vars: `{json.dumps(report['dbt_vars'])}`. Relations: {report['relations']:,}, seed "
+        f"{report['seed']}.",
+        "",
+        "| instances | Σn² (hub tail) | typed rels | InfCands | dbt run | peak PG RSS / PSS "
+        "| temp spilled | Python ref | ref peak RSS | speed-up | SQL = ref |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:--:|",
+    ]
     for r in report["sizes"]:
         sql, ref = r["sql"], r.get("reference")
         lines.append(
@@ -240,12 +261,19 @@ def markdown(report: dict) -> str:
             f"| {sql['counts']['inference_candidates']:,} | {sql['wall_s']:.1f} s "
             f"| {gib(sql['peak_backend_rss_bytes'])} / {gib(sql['peak_backend_pss_bytes'])} "
             f"| {gib(sql['temp_bytes_spilled'])} "
-            + (f"| {ref['wall_s']:.1f} s | {gib(ref['peak_rss_bytes'])} | {ref['speedup_sql_vs_reference']}× "
-               f"| {'yes' if ref['equal_to_sql'] else 'NO'} |" if ref else "| – | – | – | – |")
+            + (
+                f"| {ref['wall_s']:.1f} s | {gib(ref['peak_rss_bytes'])} "
+                f"| {ref['speedup_sql_vs_reference']}× "
+                f"| {'yes' if ref['equal_to_sql'] else 'NO'} |"
+                if ref
+                else "| – | – | – | – |"
+            )
         )
     lines += ["", "## Time per model (seconds)", ""]
-    models = sorted({m for r in report["sizes"] for m in r["sql"]["models_s"]},
-                    key=lambda m: -report["sizes"][-1]["sql"]["models_s"].get(m, 0))
+    models = sorted(
+        {m for r in report["sizes"] for m in r["sql"]["models_s"]},
+        key=lambda m: -report["sizes"][-1]["sql"]["models_s"].get(m, 0),
+    )
     lines.append("| model | " + " | ".join(f"{r['instances']:,}" for r in report["sizes"]) + " |")
     lines.append("|---|" + "---:|" * len(report["sizes"]))
     for m in models:
@@ -271,16 +299,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.bench_candidates", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("--sizes", default="1000000,5000000,20000000",
-                        help="comma-separated numbers of relation instances (default: 1M,5M,20M)")
+    parser.add_argument(
+        "--sizes",
+        default="1000000,5000000,20000000",
+        help="comma-separated numbers of relation instances (default: 1M,5M,20M)",
+    )
     parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
-    parser.add_argument("--entity-zipf", type=float, default=GeneratorConfig.entity_zipf,
-                        help="larger = heavier hub tail (Σn²)")
+    parser.add_argument(
+        "--entity-zipf",
+        type=float,
+        default=GeneratorConfig.entity_zipf,
+        help="larger = heavier hub tail (Σn²)",
+    )
     parser.add_argument("--global-share", type=float, default=GeneratorConfig.global_share)
-    parser.add_argument("--reference-max", type=int, default=20_000_000,
-                        help="run the Python reference up to this many instances (0: never)")
+    parser.add_argument(
+        "--reference-max",
+        type=int,
+        default=20_000_000,
+        help="run the Python reference up to this many instances (0: never)",
+    )
     parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
     parser.add_argument("--keep", action="store_true", help="keep the bench databases")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
@@ -325,9 +364,14 @@ def write_report(rows: list[dict], failed: list[dict], args, dbt_vars: dict, fin
         )
     report = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
-        "relations": args.relations, "seed": args.seed, "dbt_vars": dbt_vars,
-        "generator": {"relation_zipf": args.relation_zipf, "entity_zipf": args.entity_zipf,
-                      "global_share": args.global_share},
+        "relations": args.relations,
+        "seed": args.seed,
+        "dbt_vars": dbt_vars,
+        "generator": {
+            "relation_zipf": args.relation_zipf,
+            "entity_zipf": args.entity_zipf,
+            "global_share": args.global_share,
+        },
         "sizes": rows,
         "failed_sizes": failed,
         "growth_sql": growth(rows, lambda r: r["sql"]["wall_s"]),

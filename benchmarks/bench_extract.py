@@ -2,9 +2,9 @@
 
 On the same documents (the first N evidence sentences of the shared T-REx files when present, else
 generated sentences): documents/s of bare ``nlp.pipe`` (the floor: parsing alone) and of the full
-extraction (parse + mention alignment + paths + filters, extract.load's loop) with 1 and 2
+extraction (parse + mention alignment + paths + filters, extract.pipeline, the loader's pipeline) with 1 and 2
 processes; ratio = extraction / bare (goal ≥ 0.85). COPY: rows/s of the loader's write stage
-(extract.load._write_corpus: COPY into temporary tables, then the set-based inserts) on synthetic
+(extract.batches.write_corpus: COPY into temporary tables, then the set-based inserts) on synthetic
 extraction results in a throwaway database. Fidelity: benchmarks.fidelity.sherliic_fidelity when
 the shared data is present. Writes out/bench/extract.json and out/bench/extract.md and prints them.
 """
@@ -20,9 +20,9 @@ import time
 import uuid
 from pathlib import Path
 
-from extract import db
-from extract.records import Document, ExtractionResult, Mention, PathInstance
-from extract.settings import OUT_DIR, shared_data_dir
+from deppath.records import Document, ExtractionResult, Mention, PathInstance
+from warehouse import server
+from warehouse.settings import OUT_DIR, shared_data_dir
 
 
 def bench_documents(n: int) -> tuple[list[Document], str]:
@@ -71,7 +71,7 @@ def _cpu() -> float:
 
 def time_bare(docs: list[Document], processes: int) -> tuple[float, float]:
     """(documents per wall-clock second, documents per CPU second) of bare ``nlp.pipe``."""
-    from extract.nlp import load_nlp
+    from deppath.parsing import load_nlp
 
     nlp = load_nlp(ner=False)
     wall, cpu = time.perf_counter(), _cpu()
@@ -82,19 +82,12 @@ def time_bare(docs: list[Document], processes: int) -> tuple[float, float]:
 
 def time_extraction(docs: list[Document], processes: int) -> tuple[float, float, int]:
     """(docs per wall-clock second, docs per CPU second, paths kept) of the loader's extraction loop."""
-    from extract.load import _extracted
+    from extract.pipeline import Extraction, extract_documents
 
     wall, cpu = time.perf_counter(), _cpu()
     kept = 0
-    for _doc, result in _extracted(
-        iter(docs),
-        path=Path("<bench>"),
-        fmt="trex",
-        processes=processes,
-        ner_types=False,
-        ner_mentions=False,
-        on_error=None,
-    ):
+    extraction = Extraction(source="<bench>", alignment="expand")  # as the loader reads trex
+    for _doc, result in extract_documents(iter(docs), extraction, processes=processes):
         kept += len(result.instances)
     return len(docs) / (time.perf_counter() - wall), len(docs) / (_cpu() - cpu), kept
 
@@ -103,13 +96,13 @@ def time_copy(n_sentences: int) -> dict:
     """Rows/s of the loader's write stage on synthetic results (3 instances per sentence)."""
     import psycopg
 
-    from extract.load import _write_corpus
+    from extract.batches import write_corpus
 
     name = f"sherliic_bench_{uuid.uuid4().hex[:8]}"
-    db.create_database(name)
+    server.create_database(name)
     try:
-        url = db.server_url(name)
-        db.apply_schema(url)
+        url = server.server_url(name)
+        server.ensure_schema(url)
         results = []
         for i in range(n_sentences):
             text = f"Entity {i} met entity {i + 1} and entity {i + 2}."
@@ -124,13 +117,13 @@ def time_copy(n_sentences: int) -> dict:
                 "values ('bench', 'bench', 'corpus', 'bench') returning batch_id"
             ).fetchone()[0]
             started = time.perf_counter()
-            counts, _ = _write_corpus(conn, batch_id, results, None, None)
+            counts, _ = write_corpus(conn, batch_id, results, None, None)
             conn.commit()
             seconds = time.perf_counter() - started
         rows = counts["sentences"] + counts["instances"] + counts["entities"]
         return {"rows": rows, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
     finally:
-        db.drop_database(name)
+        server.drop_database(name)
 
 
 def run(n: int, copy_sentences: int, fidelity: bool, repeats: int = 2) -> dict:

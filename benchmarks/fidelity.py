@@ -3,7 +3,7 @@
 Each SherLIiC-dev item side (premise, hypothesis) has a gold path (left end = argument A) and an
 instantiated sentence ("Russia is trading with Cuba"); 645 items also have the template
 ("region[A] is trading with location[B]"). We locate the two argument mentions, parse the sentence
-with the project's pipeline and compare :func:`extract.paths.path_between` (A → B, reading
+with the project's pipeline and compare :func:`deppath.paths.path_between` (A → B, reading
 orientation, no canonicalisation, no filters) with the gold path.
 
 Mention location:
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from extract.nlp import _token_span, load_nlp, parse_documents
-from extract.paths import DepSentence, labels_of, lemmas_of, path_between, repair_mentions, reverse_path
-from extract.records import Document, Mention
+from deppath.parsing import load_nlp, parse_documents, token_span
+from deppath.paths import DepSentence, labels_of, lemmas_of, path_between, repair_mentions, reverse_path
+from deppath.records import Document, Mention
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -56,7 +56,7 @@ class Side:
 def _template_regex(template: str) -> re.Pattern[str]:
     out, pos, seen = [], 0, set()
     for m in _PLACEHOLDER.finditer(template):
-        out.append(re.escape(template[pos:m.start()]))
+        out.append(re.escape(template[pos : m.start()]))
         name = m.group(1)
         out.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
         seen.add(name)
@@ -69,7 +69,7 @@ def _instantiate(template: str, names: dict[str, str]) -> tuple[str, dict[str, t
     """Template with placeholders replaced by names; " 's" glued as in running text."""
     text, spans, pos = "", {}, 0
     for m in _PLACEHOLDER.finditer(template):
-        text += template[pos:m.start()]
+        text += template[pos : m.start()]
         name = names[m.group(1)]
         spans.setdefault(m.group(1), (len(text), len(text) + len(name)))
         text += name
@@ -118,7 +118,7 @@ def _words(s: str) -> list[str]:
 def _find_words(haystack: list[str], needle: list[str]) -> int:
     n = len(needle)
     for i in range(len(haystack) - n + 1):
-        if haystack[i:i + n] == needle:
+        if haystack[i : i + n] == needle:
             return i
     return -1
 
@@ -145,6 +145,7 @@ def _names_without_template(s1: str, s2: str) -> tuple[str, str] | None:
 
 def _spans_of(sentence: str, n1: str, n2: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """Character spans of two non-overlapping word-bounded occurrences of n1 and n2 (n1 first found)."""
+
     def occurrences(name: str) -> list[int]:
         return [m.start() for m in re.finditer(r"(?<!\S)" + re.escape(name) + r"(?!\S)", sentence)]
 
@@ -226,15 +227,19 @@ def classify(gold: str, ours: str, text: str) -> str:
 
 def _documents(sides: list[Side]) -> list[Document]:
     return [
-        Document(f"{s.item_id}:{s.side}", s.text,
-                 (Mention(*s.a_span, entity_id="A"), Mention(*s.b_span, entity_id="B")), k + 1)
+        Document(
+            f"{s.item_id}:{s.side}",
+            s.text,
+            (Mention(*s.a_span, entity_id="A"), Mention(*s.b_span, entity_id="B")),
+            k + 1,
+        )
         for k, s in enumerate(sides)
     ]
 
 
 def _our_path(doc: Doc, document: Document) -> tuple[str, bool]:
     """Raw A→B path with the production parse (mentions merged); (path, both in one sentence)."""
-    spans = [_token_span(doc, m) for m in document.mentions]
+    spans = [token_span(doc, m) for m in document.mentions]
     if None in spans:
         return "", True
     (fa, la), (fb, lb) = spans
@@ -276,8 +281,16 @@ def sherliic_fidelity(shared_data_dir: Path | str, *, merge_mentions: bool = Fal
                 ours = rev
         cls = classify(side.gold, ours, side.text) if same_sentence else "sentence_split"
         failures[cls] += 1
-        examples.append({"id": side.item_id, "side": side.side, "text": side.text, "gold": side.gold,
-                         "ours": ours, "class": cls})
+        examples.append(
+            {
+                "id": side.item_id,
+                "side": side.side,
+                "text": side.text,
+                "gold": side.gold,
+                "ours": ours,
+                "class": cls,
+            }
+        )
     n = len(sides)
     inexpressible = failures.get("sentence_does_not_express_path", 0)
     return {
@@ -297,17 +310,21 @@ def sherliic_fidelity(shared_data_dir: Path | str, *, merge_mentions: bool = Fal
 
 
 def main(argv: list[str] | None = None) -> int:
-    from extract.settings import OUT_DIR, require_shared_data
+    from warehouse.settings import OUT_DIR, require_shared_data
 
     report = sherliic_fidelity(require_shared_data())
     out = OUT_DIR / "bench" / "fidelity.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    print(f"SherLIiC-dev path fidelity: {report['exact_matches']}/{report['sides_located']} located sides "
-          f"= {report['exact_match_rate']:.1%} exact match ({report['sides_total']} sides in total; "
-          f"unlocated: {report['unlocated'] or 'none'})")
-    print(f"  over sides whose sentence can express the gold path: "
-          f"{report['exact_match_rate_expressible']:.1%} ({report['expressible_sides']} sides)")
+    print(
+        f"SherLIiC-dev path fidelity: {report['exact_matches']}/{report['sides_located']} located sides "
+        f"= {report['exact_match_rate']:.1%} exact match ({report['sides_total']} sides in total; "
+        f"unlocated: {report['unlocated'] or 'none'})"
+    )
+    print(
+        f"  over sides whose sentence can express the gold path: "
+        f"{report['exact_match_rate_expressible']:.1%} ({report['expressible_sides']} sides)"
+    )
     for kind, v in report["by_kind"].items():
         print(f"  {kind:28s} {v['matches']:4d}/{v['sides']:4d} = {v['rate']:.1%}")
     print("failure classes:")
@@ -315,8 +332,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {cls:28s} {count}")
     verbose = argv is not None and "-v" in argv or "-v" in sys.argv[1:]
     for ex in report["failures"][: None if verbose else 15]:
-        print(f"  [{ex['class']}] {ex['id']} {ex['side']}: {ex['text']!r}\n"
-              f"      gold {ex['gold']}\n      ours {ex['ours']}")
+        print(
+            f"  [{ex['class']}] {ex['id']} {ex['side']}: {ex['text']!r}\n"
+            f"      gold {ex['gold']}\n      ours {ex['ours']}"
+        )
     print(f"written: {out}")
     return 0
 

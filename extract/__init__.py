@@ -1,1 +1,1 @@
-"""Extractors: entity-linked text -> SherLIiC dependency paths -> raw.* tables in Postgres."""
+"""Ingest: corpus readers and type tables → the extraction pipeline → transactional batch loads into raw.*."""

@@ -18,13 +18,13 @@ import sys
 from collections.abc import Callable
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from extract.batches import BatchSummary, load_corpus, load_type_map, load_types
 from extract.formats import FORMATS
-from extract.load import BatchSummary, database_summary, load_corpus, load_type_map, load_types
-from extract.records import InputError
+from extract.summary import database_summary
 from extract.types import TYPE_FORMATS
+from warehouse.errors import InputError, print_error
 
 console = Console(stderr=True)
 out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     def done(summary: BatchSummary) -> None:
         summaries.append(summary)
         progress("")  # closes the file's bar
-        console.print(summary.message, markup=False, highlight=False)
+        console.print(summary.message, markup=False, highlight=False, soft_wrap=True)
 
     try:
         if args.command == "corpus":
@@ -233,9 +233,7 @@ def main(argv: list[str] | None = None) -> int:
             only = tuple(g.strip() for g in args.only.split(",") if g.strip())
             unknown = set(only) - set(CORPUS_GROUPS)
             if unknown:
-                console.print(
-                    f"error: unknown corpus group(s) {sorted(unknown)}; choose from {CORPUS_GROUPS}"
-                )
+                print_error(f"unknown corpus group(s) {sorted(unknown)}; choose from {CORPUS_GROUPS}")
                 return 2
             result = run_real(
                 args.url,
@@ -263,13 +261,9 @@ def main(argv: list[str] | None = None) -> int:
                 for table in _summary_tables(result):
                     out.print(table)
             return 0
-    except InputError as exc:
+    except (InputError, FileNotFoundError) as exc:
         progress("")
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
-        return 2
-    except FileNotFoundError as exc:
-        progress("")
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        print_error(exc)
         return 2
     if summaries:
         out.print(_batch_table(summaries))

@@ -1,6 +1,6 @@
 """Extract the shared real corpora with the shared type tables (``sherliic-extract real``).
 
-Inputs (from :func:`extract.settings.shared_data_dir`): FewRel val_wiki + val_nyt + test_nyt, every
+Inputs (from :func:`warehouse.settings.shared_data_dir`): FewRel val_wiki + val_nyt + test_nyt, every
 T-REx ``P*.jsonl``, Google-RE (LAMA version), the original GREC files; types: the FIGER map
 (``types/figer/types.map``) and the textent tables (dev + test; Freebase MID → FIGER types).
 
@@ -19,17 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extract.formats._common import json_lines
-from extract.load import (
+from extract.batches import (
     BatchSummary,
-    database_summary,
     load_corpus,
     load_title_types,
     load_type_map,
     load_types,
 )
-from extract.settings import shared_data_dir
+from extract.formats._common import json_lines
+from extract.summary import database_summary
 from extract.types import textent_names
+from warehouse.settings import shared_data_dir
 
 CORPUS_GROUPS = ("fewrel", "trex", "google_re", "grec")
 
@@ -103,7 +103,7 @@ def run_real(
     progress_factory: Callable[[str], Callable[[int], None] | None] | None = None,
 ) -> dict:
     """Load the FIGER map, textent types, all shared corpora and the title-joined types; return the
-    database summary (extract.load.database_summary) plus the batch summaries."""
+    database summary (extract.summary.database_summary) plus the batch summaries."""
     inputs = real_inputs(data_dir, only)
     summaries: list[BatchSummary] = []
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from extract.formats._common import ErrorHandler, read_lines, report
-from extract.records import InputError
+from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")
 DEFAULT_SOURCE = {"tsv": "freebase", "ntriples": "freebase", "textent": "figer"}

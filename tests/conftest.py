@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from extract import db
-from extract.settings import shared_data_dir
+from warehouse import server
+from warehouse.settings import shared_data_dir
 
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
 
@@ -17,22 +17,22 @@ os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
 @pytest.fixture(scope="session")
 def make_database() -> Iterator[Callable[[], str]]:
     """Factory: a new empty database with the raw schema applied; all are dropped at session end."""
-    server_was_running = (db.PGDATA / "postmaster.pid").exists()
+    server_was_running = (server.PGDATA / "postmaster.pid").exists()
     created: list[str] = []
 
     def factory() -> str:
         name = f"sherliic_test_{uuid.uuid4().hex[:10]}"
-        db.create_database(name)
+        server.create_database(name)
         created.append(name)
-        url = db.server_url(name)
-        db.apply_schema(url)
+        url = server.server_url(name)
+        server.apply_schema(url)
         return url
 
     yield factory
     for name in created:
-        db.drop_database(name)
+        server.drop_database(name)
     if not server_was_running:
-        db.stop_server()
+        server.stop_server()
 
 
 @pytest.fixture(scope="session")

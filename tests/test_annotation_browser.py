@@ -10,8 +10,8 @@ from test_annotation_helpers import make_warehouse
 
 from annotation.sampling import sample_batch
 from annotation.server import make_server, serve_in_thread
-from extract.db import connect
-from extract.settings import OUT_DIR
+from warehouse.server import connect
+from warehouse.settings import OUT_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -4,7 +4,7 @@ independently of the TEG build. Imported by tests/test_annotation_*.py."""
 
 from __future__ import annotations
 
-from extract.db import connect
+from warehouse.server import connect
 
 # (premise path, premise types, hypothesis path, hypothesis types, alignment, score)
 CANDIDATES = [

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotation.sampling import sample_batch
-from extract.db import connect
-from extract.dbt_runner import run_dbt
+from warehouse.dbt import run_dbt
+from warehouse.server import connect
 
 PAIRS = [(f"e{i}", f"f{i}") for i in range(1, 7)]
 RELATIONS = {

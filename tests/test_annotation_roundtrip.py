@@ -17,9 +17,9 @@ from annotation.dataset import SHERLIIC_COLUMNS, aggregate, export_dataset, stat
 from annotation.results import import_results
 from annotation.sampling import export_batch_csv, sample_batch
 from annotation.server import make_server, serve_in_thread
-from extract.db import connect
-from extract.records import InputError
-from extract.settings import PROJECT_ROOT
+from warehouse.errors import InputError
+from warehouse.server import connect
+from warehouse.settings import PROJECT_ROOT
 
 
 def _items(url: str, batch: str) -> list[tuple]:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines import benchmarks, catalog, cli, report
+from baselines import catalog, cli, datasets, report
 from baselines.evaluate import (
     RESULT_COLUMNS,
     evaluate_baseline,
@@ -21,7 +21,7 @@ from baselines.evaluate import (
 )
 from baselines.registry import Baseline, Context
 from baselines.word_vectors import WordVectors, path_cosine
-from extract import db
+from warehouse import server
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -37,7 +37,7 @@ def test_on_top_of_lemma_tunable_and_not():
 
 
 def _fixture_items() -> pd.DataFrame:
-    return benchmarks.items_frame(benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
+    return datasets.items_frame(datasets.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
 
 
 def test_tunable_evaluation_plans_and_thresholds():
@@ -92,7 +92,7 @@ def test_store_results_replaces_rows(fresh_db_url):
     }
     store_results(pd.DataFrame([row]), fresh_db_url)
     store_results(pd.DataFrame([row | {"f1": 0.75}]), fresh_db_url)
-    with db.connect(fresh_db_url) as conn:
+    with server.connect(fresh_db_url) as conn:
         rows = conn.execute("select method, f1, threshold, n_covered from results.baseline_scores").fetchall()
     assert rows == [("m", 0.75, None, 3)]
 
@@ -133,7 +133,7 @@ def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
     assert list(frame.columns) == RESULT_COLUMNS
     assert sorted(set(frame.method)) == ["Always yes", "Lemma"]  # `one` merges into the CSV
     assert (out / "baselines.md").is_file() and (out / "plots" / "pr_sherliic_dev.png").is_file()
-    with db.connect(fresh_db_url) as conn:
+    with server.connect(fresh_db_url) as conn:
         n = conn.execute("select count(*) from results.baseline_scores").fetchone()[0]
     assert n == 6  # dev, lm_dev and test (the release-format fixture loaded as SherLIiC test) x 2
     test_row = frame[(frame.method == "Lemma") & (frame.split == "test")].iloc[0]
@@ -162,9 +162,7 @@ def test_glove_package_loads():
 
 @pytest.fixture(scope="module")
 def sherliic_dev(shared_data) -> pd.DataFrame:
-    return benchmarks.items_frame(
-        benchmarks.read_benchmark(shared_data / "sherliic" / "dev.tsv", "sherliic_tsv")
-    )
+    return datasets.items_frame(datasets.read_benchmark(shared_data / "sherliic" / "dev.tsv", "sherliic_tsv"))
 
 
 def test_sherliic_dev_fidelity(sherliic_dev, shared_data):

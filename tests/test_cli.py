@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,31 @@ def test_cli_bad_input_exit_code(fresh_db_url, tmp_path):
     assert "Traceback" not in result.stderr
     skipped = _run(fresh_db_url, "corpus", "--format", "jsonl", "--skip-bad", str(bad))
     assert skipped.returncode == 0 and "bad_lines 1" in " ".join(skipped.stderr.split())
+
+
+def test_error_is_one_line_under_a_deep_path_and_a_narrow_terminal(fresh_db_url, tmp_path):
+    deep = tmp_path.joinpath(*["a_rather_long_folder_name"] * 8)
+    deep.mkdir(parents=True)
+    bad = deep / "bad.jsonl"
+    bad.write_text('{"id": "1", "text": "ok", "mentions": []}\n{not json}\n')
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "extract.cli",
+            "--url",
+            fresh_db_url,
+            "--quiet",
+            "corpus",
+            "--format",
+            "jsonl",
+            str(bad),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "40", "TERM": "xterm"},
+    )
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert lines and lines[0].startswith(f"error: {bad}:2: ") and len(lines[0]) > 200

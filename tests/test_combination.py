@@ -16,19 +16,23 @@ def synthetic(n: int = 80, seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
     good = labels * 1.0 + rng.normal(0, 0.3, n)
     noise = rng.normal(0, 1, n)
     partial = np.where(np.arange(n) % 4 < 2, rng.normal(0, 1, n), np.nan)
-    items = pd.DataFrame({
-        "dataset": ["sherliic"] * (n - 2) + ["levy_holt"] * 2,
-        "label": labels,
-        "extra": [{"lm_split": "train" if i < n * 3 // 4 else "dev"} for i in range(n)],
-    })
-    scores = pd.DataFrame({"good": good, "noise": noise, "partial": partial, "constant": 1.0},
-                          index=items.index)
+    items = pd.DataFrame(
+        {
+            "dataset": ["sherliic"] * (n - 2) + ["levy_holt"] * 2,
+            "label": labels,
+            "extra": [{"lm_split": "train" if i < n * 3 // 4 else "dev"} for i in range(n)],
+        }
+    )
+    scores = pd.DataFrame(
+        {"good": good, "noise": noise, "partial": partial, "constant": 1.0}, index=items.index
+    )
     return items, scores
 
 
 def test_features_fill_uncovered_and_drop_constant_columns() -> None:
-    scores = pd.DataFrame({"a": [1.0, np.nan, 3.0], "b": [2.0, 2.0, 2.0], "c": [np.nan] * 3,
-                           "a_again": [1.0, np.nan, 3.0]})
+    scores = pd.DataFrame(
+        {"a": [1.0, np.nan, 3.0], "b": [2.0, 2.0, 2.0], "c": [np.nan] * 3, "a_again": [1.0, np.nan, 3.0]}
+    )
     features = comb.Features.fit(scores)
     assert features.names == ["a", "covered:a"] and features.duplicates == {"a_again": "a"}
     np.testing.assert_array_equal(features.transform(scores), [[1, 1], [1, 0], [3, 1]])
@@ -53,8 +57,9 @@ def test_the_informative_score_carries_the_weight() -> None:
     # dev items scored by the model, training items out of fold, other benchmarks uncovered
     dev = ~train & (items["dataset"] == "sherliic")
     np.testing.assert_allclose(result[dev].to_numpy(), combo.predict(scores[dev]))
-    np.testing.assert_allclose(result[train].to_numpy(),
-                               comb.cross_fitted(scores[train], items.loc[train, "label"].to_numpy(bool)))
+    np.testing.assert_allclose(
+        result[train].to_numpy(), comb.cross_fitted(scores[train], items.loc[train, "label"].to_numpy(bool))
+    )
     assert result[items["dataset"] == "levy_holt"].isna().all()
     labels = items.loc[dev, "label"].to_numpy(bool)
     assert result[dev][labels].mean() > result[dev][~labels].mean()

@@ -18,9 +18,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from extract.db import connect
-from extract.dbt_runner import run_dbt
-from extract.settings import PROJECT_ROOT
+from warehouse.dbt import run_dbt
+from warehouse.server import connect
+from warehouse.settings import PROJECT_ROOT
 
 BUY = "nsubj^-___buy___dobj"
 ACQUIRE = "nsubj^-___acquire___dobj"
@@ -145,15 +145,34 @@ def test_mart_columns_follow_the_contract(built: str) -> None:
         "relations": ["rel_id", "path", "predicate_lemma", "is_reversed", "n_instances", "n_entity_pairs"],
         "entities": ["entity_id", "entity_name", "types"],
         "typed_relations": [
-            "typed_rel_id", "rel_id", "path", "type_a", "type_b", "tsg_a", "tsg_b", "tsg_index",
+            "typed_rel_id",
+            "rel_id",
+            "path",
+            "type_a",
+            "type_b",
+            "tsg_a",
+            "tsg_b",
+            "tsg_index",
             "n_entity_pairs",
         ],
         "teg_edges": ["typed_rel_id", "rel_id", "arg1_entity_id", "arg2_entity_id", "n_instances"],
         "untyped_edges": ["rel_id", "arg1_entity_id", "arg2_entity_id", "n_instances"],
         "inference_candidates": [
-            "premise_typed_rel_id", "hypothesis_typed_rel_id", "alignment", "premise_size", "hypothesis_size",
-            "overlap_size", "n_overlap_arg1", "n_overlap_arg2", "relv", "sigma", "esr", "score",
-            "rank_for_hypothesis", "premise_path", "hypothesis_path",
+            "premise_typed_rel_id",
+            "hypothesis_typed_rel_id",
+            "alignment",
+            "premise_size",
+            "hypothesis_size",
+            "overlap_size",
+            "n_overlap_arg1",
+            "n_overlap_arg2",
+            "relv",
+            "sigma",
+            "esr",
+            "score",
+            "rank_for_hypothesis",
+            "premise_path",
+            "hypothesis_path",
         ],
     }
     for table, required in contract.items():
@@ -183,8 +202,12 @@ def test_typed_relations_and_signatures(built: str) -> None:
     # slot 1: company, organization (6 pairs each, tie by name) + thing; slot 2: company + thing
     # (person occurs once, so its typings have 1 < r_min pairs)
     assert acquire == [
-        ("company", "company"), ("company", "thing"), ("organization", "company"),
-        ("organization", "thing"), ("thing", "company"), ("thing", "thing"),
+        ("company", "company"),
+        ("company", "thing"),
+        ("organization", "company"),
+        ("organization", "thing"),
+        ("thing", "company"),
+        ("thing", "thing"),
     ]
     for row in typed:
         if row["path"] == ACQUIRE:
@@ -355,7 +378,7 @@ def test_sql_reports(built: str) -> None:
 
 
 def test_export_release_files(built: str, tmp_path: Path) -> None:
-    from extract.export import export, main
+    from warehouse.export import export, main
 
     summary = export(tmp_path, built)
 
@@ -385,7 +408,7 @@ def test_export_release_files(built: str, tmp_path: Path) -> None:
 
 
 def test_export_without_marts_fails_clearly(fresh_db_url: str, tmp_path: Path) -> None:
-    from extract.export import export
+    from warehouse.export import export
 
     with pytest.raises(RuntimeError, match="marts missing"):
         export(tmp_path, fresh_db_url)

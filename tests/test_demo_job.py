@@ -8,9 +8,10 @@ import psycopg
 import pytest
 from rich.console import Console
 
-from extract import db, demo
-from extract.demo_job import classify_candidate, main, print_summary, run_demo
-from extract.load import load_corpus
+from demo import generator
+from demo.job import classify_candidate, main, print_summary, run_demo
+from extract.batches import load_corpus
+from warehouse import server
 
 # Smaller than the demo's default (50) to keep the test short; the expected scores still clear the
 # paper's thresholds by far (tests/test_demo.py checks them for the default size).
@@ -32,7 +33,7 @@ def test_demo_finds_the_planted_rules_at_the_paper_thresholds(fresh_db_url, tmp_
     assert summary.n_candidates > 0
     # Recall of the planted entailments among the InfCands at the default thresholds.
     found = [p for p in summary.planted if p.found]
-    assert len(summary.planted) == len(demo.PLANTED_RULES)
+    assert len(summary.planted) == len(generator.PLANTED_RULES)
     assert summary.recall >= 0.8, report
     for p in found:
         assert p.relv >= 1000 and p.sigma >= 15 and p.esr >= 0.6 and p.rank >= 1
@@ -55,13 +56,13 @@ def test_demo_finds_the_planted_rules_at_the_paper_thresholds(fresh_db_url, tmp_
 
 
 def test_classify_candidate():
-    rule = demo.PLANTED_RULES[0]
+    rule = generator.PLANTED_RULES[0]
     assert classify_candidate(rule.premise_path, rule.hypothesis_path, rule.alignment) == "planted"
     assert classify_candidate(rule.hypothesis_path, rule.premise_path, rule.alignment) == "reverse of planted"
     assert classify_candidate(rule.premise_path, rule.hypothesis_path, "crossed") != "planted"
-    noise = sorted(demo.noise_paths())[0]
+    noise = sorted(generator.noise_paths())[0]
     assert classify_candidate(noise, rule.hypothesis_path, "straight") == "noise relation"
-    other = demo.PLANTED_RULES[1]
+    other = generator.PLANTED_RULES[1]
     assert classify_candidate(rule.premise_path, other.hypothesis_path, "straight") == "unrelated"
 
 
@@ -72,7 +73,7 @@ def test_main_fails_clearly_on_bad_size(fresh_db_url, monkeypatch, capsys, tmp_p
 
 
 def test_main_fails_clearly_when_the_database_is_unreachable(monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("DATABASE_URL", db.server_url("sherliic_test_no_such_database"))
+    monkeypatch.setenv("DATABASE_URL", server.server_url("sherliic_test_no_such_database"))
     assert main(["--out", str(tmp_path)]) == 1
     output = capsys.readouterr().out
     assert "demo failed" in output and "start the database" in output

@@ -35,10 +35,22 @@ TYPED = {
     12: (1, "thing", "thing", ["thing"], ["thing"], [("a", "b", 3), ("c", "d", 1)]),
     21: (2, "person", "company", ["person", "leader"], ["company"], [("a", "b", 2), ("e", "d", 2)]),
     # for the w2v+tsg_rel_emb test (tests/test_rel_embeddings.py)
-    31: (3, "military_combatant", "region", ["military_combatant"], ["region"],
-         [("d", "c", 5), ("a", "b", 7)]),
-    41: (4, "military_combatant", "region", ["military_combatant"], ["region"],
-         [("e", "d", 10), ("f", "g", 20)]),
+    31: (
+        3,
+        "military_combatant",
+        "region",
+        ["military_combatant"],
+        ["region"],
+        [("d", "c", 5), ("a", "b", 7)],
+    ),
+    41: (
+        4,
+        "military_combatant",
+        "region",
+        ["military_combatant"],
+        ["region"],
+        [("e", "d", 10), ("f", "g", 20)],
+    ),
 }
 
 
@@ -62,29 +74,36 @@ def build_marts(url: str) -> None:
         for rel_id, (path, edges) in EDGES.items():
             conn.execute("insert into warehouse.relations values (%s, %s, %s)", (rel_id, path, len(edges)))
             for a1, a2, n in edges:
-                conn.execute("insert into warehouse.untyped_edges values (%s, %s, %s, %s)",
-                             (rel_id, a1, a2, n))
+                conn.execute(
+                    "insert into warehouse.untyped_edges values (%s, %s, %s, %s)", (rel_id, a1, a2, n)
+                )
         for typed_id, (rel_id, ta, tb, sa, sb, edges) in TYPED.items():
             conn.execute(
                 "insert into warehouse.typed_relations values (%s, %s, %s, %s, %s, %s, %s, 0, %s)",
                 (typed_id, rel_id, EDGES[rel_id][0], ta, tb, sa, sb, len(edges)),
             )
             for a1, a2, n in edges:
-                conn.execute("insert into warehouse.teg_edges values (%s, %s, %s, %s, %s)",
-                             (typed_id, rel_id, a1, a2, n))
+                conn.execute(
+                    "insert into warehouse.teg_edges values (%s, %s, %s, %s, %s)",
+                    (typed_id, rel_id, a1, a2, n),
+                )
 
 
 def item(prem: str | None, hypo: str | None, types: tuple | None = None) -> dict:
     ta, tb = types or (None, None)
     return {
-        "premise_path": prem, "hypothesis_path": hypo,
-        "premise_type_a": ta, "premise_type_b": tb, "hypothesis_type_a": ta, "hypothesis_type_b": tb,
+        "premise_path": prem,
+        "hypothesis_path": hypo,
+        "premise_type_a": ta,
+        "premise_type_b": tb,
+        "hypothesis_type_a": ta,
+        "hypothesis_type_b": tb,
     }
 
 
 def rev(path: str) -> str:
     """SherLIiC spelling of the same relation read from the object end."""
-    from extract.paths import reverse_path
+    from deppath.paths import reverse_path
 
     return reverse_path(path)
 
@@ -168,8 +187,17 @@ def test_sherlock_with_partial_overlap(marts_url: str) -> None:
     """T12 (thing/thing, 2 pairs) => T21 (matched through its type signature {person, leader})."""
     s = compute_scores(pd.DataFrame([item(LEAD, HEAD, ("thing", "thing"))]), marts_url, "typed")
     assert s["weeds_prec"].isna().all()  # the hypothesis has no thing/thing typed relation
-    items = pd.DataFrame([{**item(LEAD, HEAD), "premise_type_a": "thing", "premise_type_b": "thing",
-                           "hypothesis_type_a": "leader", "hypothesis_type_b": "company"}])
+    items = pd.DataFrame(
+        [
+            {
+                **item(LEAD, HEAD),
+                "premise_type_a": "thing",
+                "premise_type_b": "thing",
+                "hypothesis_type_a": "leader",
+                "hypothesis_type_b": "company",
+            }
+        ]
+    )
     s = compute_scores(items, marts_url, "typed")
     p, p_b, relv = 0.5, 2 / 49, 1 * 49 / (2 * 2)
     sigma = p * 2 * 2 * (p * math.log(relv) + (1 - p) * math.log((1 - p) / (1 - p_b)))

@@ -17,7 +17,7 @@ import pytest
 from test_distributional import EDGES, HEAD, LEAD, OBEY, item, rev
 
 from baselines.distributional import compute_scores
-from extract.dbt_runner import run_dbt
+from warehouse.dbt import run_dbt
 
 TYPES = {"a": "person", "b": "company", "c": "city", "d": "company", "e": "person"}
 DBT_VARS = {"r_min": 1, "min_relv": 0, "min_sigma": -1.0e12, "min_esr": 0, "top_n_premises": 1000}
@@ -45,8 +45,9 @@ def load_raw(url: str) -> None:
                     for _ in range(count):
                         copy.write_row((corpus, path, a1, a2, 1))
         for entity, type_name in TYPES.items():
-            conn.execute("insert into raw.entity_types values (%s, %s, %s, 'test')",
-                         (types, entity, type_name))
+            conn.execute(
+                "insert into raw.entity_types values (%s, %s, %s, 'test')", (types, entity, type_name)
+            )
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +55,11 @@ def dbt_url(make_database, tmp_path_factory) -> Iterator[str]:
     url = make_database()
     load_raw(url)
     target = tmp_path_factory.mktemp("dbt_distributional")
-    run_dbt(["run", "--select", *MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
-            url, DBT_VARS)
+    run_dbt(
+        ["run", "--select", *MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
+        url,
+        DBT_VARS,
+    )
     yield url
 
 
@@ -99,8 +103,15 @@ def test_sql_sherlock_equals_the_mart_for_every_infcand(dbt_url: str) -> None:
     for prem, hypo, pa, pb, ha, hb, alignment, _ in rows:
         if alignment == "crossed":  # the hypothesis read object-first lines the arguments up
             hypo, ha, hb = rev(hypo), hb, ha
-        records.append({**item(prem, hypo), "premise_type_a": pa, "premise_type_b": pb,
-                        "hypothesis_type_a": ha, "hypothesis_type_b": hb})
+        records.append(
+            {
+                **item(prem, hypo),
+                "premise_type_a": pa,
+                "premise_type_b": pb,
+                "hypothesis_type_a": ha,
+                "hypothesis_type_b": hb,
+            }
+        )
     items = pd.DataFrame(records)
     ours = compute_scores(items, dbt_url, "typed", use_infcands=False)["sherlock_esr"]
     mart = compute_scores(items, dbt_url, "typed")["sherlock_esr"]
@@ -118,15 +129,28 @@ def test_noisy_labels_for_every_infcand(dbt_url: str) -> None:
 
     def row(method: str, f1: float, threshold: float) -> dict:
         base = dict.fromkeys(RESULT_COLUMNS, 0.0)
-        return {**base, "method": method, "dataset": "sherliic", "split": "dev", "f1": f1,
-                "threshold": threshold, "n_items": 10, "n_covered": 10}
+        return {
+            **base,
+            "method": method,
+            "dataset": "sherliic",
+            "split": "dev",
+            "f1": f1,
+            "threshold": threshold,
+            "n_items": 10,
+            "n_covered": 10,
+        }
 
-    store_results(pd.DataFrame([
-        row("hypothesis-only probe", 0.9, 0.5),  # needs text: not computable for InfCands
-        row("no such baseline", 0.8, 0.5),
-        row("WeedsPrec (typed)", 0.7, 0.9),
-        row("Lemma", 0.2, float("nan")),
-    ]), dbt_url)
+    store_results(
+        pd.DataFrame(
+            [
+                row("hypothesis-only probe", 0.9, 0.5),  # needs text: not computable for InfCands
+                row("no such baseline", 0.8, 0.5),
+                row("WeedsPrec (typed)", 0.7, 0.9),
+                row("Lemma", 0.2, float("nan")),
+            ]
+        ),
+        dbt_url,
+    )
     ctx = Context(database_url=dbt_url)
     method, n, n_yes = noisy_labels.build(dbt_url, ctx)
     assert method == "WeedsPrec (typed)"

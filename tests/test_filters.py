@@ -6,15 +6,20 @@ import csv
 
 import pytest
 
-from extract.filters import RULE_NAMES, rejection_rule, violated_rules
+from deppath.filters import RULE_NAMES, rejection_rule, violated_rules
 
 OK = "nsubj^-___lead___dobj"
 
 
 def test_rule_names_are_stable():
     assert RULE_NAMES == (
-        "rule1_subject_end", "rule2_end_labels", "rule3_length", "rule4_short_lemmas",
-        "rule5_same_end_labels", "rule6_forbidden_label", "rule7_repetition",
+        "rule1_subject_end",
+        "rule2_end_labels",
+        "rule3_length",
+        "rule4_short_lemmas",
+        "rule5_same_end_labels",
+        "rule6_forbidden_label",
+        "rule7_repetition",
     )
 
 
@@ -48,8 +53,12 @@ def test_kept_paths(path):
         ("nsubj^-___lead___advmod", "rule2_end_labels"),
         ("nn^-___draft___nsubj", "rule2_end_labels"),
         # 3: 8 words / 9 labels
-        ("nsubj^-___" + "___".join(f"w{i}abc___{'prep' if i % 2 else 'pobj'}" for i in range(7))
-         + "___x___dobj", "rule3_length"),
+        (
+            "nsubj^-___"
+            + "___".join(f"w{i}abc___{'prep' if i % 2 else 'pobj'}" for i in range(7))
+            + "___x___dobj",
+            "rule3_length",
+        ),
         # 4: no lemma with three letters
         ("nsubj^-___be___prep___of___pobj", "rule4_short_lemmas"),
         ("nsubj^-___be___dobj", "rule4_short_lemmas"),

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from extract.formats import FORMATS, alignment, reader
+from extract.formats import FORMATS, reader
 from extract.formats._common import find_surface, normalise_name
+from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.fewrel import detokenize
 from extract.formats.grec import strip_markup, title_from_url
 from extract.formats.trex import restore
-from extract.records import InputError
+from warehouse.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
@@ -94,7 +95,11 @@ def test_unknown_format_lists_the_formats():
     with pytest.raises(ValueError, match="jsonl"):
         reader("xml")
     assert set(FORMATS) == {"jsonl", "fewrel", "trex", "google_re", "grec", "facc1", "conllu", "text"}
-    assert alignment("jsonl") == "strict" and alignment("trex") == "expand"
+    assert reader("jsonl").alignment == "strict" and reader("trex").alignment == "expand"
+    assert reader("text").needs_ner and not reader("jsonl").needs_ner
+    assert isinstance(reader("conllu"), PreparsedReader) and isinstance(reader("fewrel"), CorpusReader)
+    with pytest.raises(ValueError, match="takes no options"):
+        reader("jsonl", docs_dir="x")
 
 
 # -- helpers --------------------------------------------------------------------------------------------
@@ -162,7 +167,7 @@ def test_google_re_real_sample(shared_data):
 def test_grec_real_sample(shared_data):
     stats: Counter = Counter()
     path = shared_data / "corpora/grec/20131104-place_of_death.json"
-    docs = _first(reader("grec").read(path, stats=stats, names={"/m/0ftfw": "San Salvador"}), 1)
+    docs = _first(reader("grec", names={"/m/0ftfw": "San Salvador"}).read(path, stats=stats), 1)
     assert {(m.entity_id, docs[0].text[m.start : m.end]) for m in docs[0].mentions} == {
         ("/m/0fn28k", "Toño Salazar"),
         ("/m/0ftfw", "San Salvador"),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from extract.labels import CLEAR_TO_STANFORD, STANFORD_LABELS, check_label_set, stanford_label
-from extract.paths import DepSentence, DepToken
+from deppath.labels import CLEAR_TO_STANFORD, STANFORD_LABELS, check_label_set, stanford_label
+from deppath.paths import DepSentence, DepToken
 
 
 @pytest.mark.parametrize(

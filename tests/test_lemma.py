@@ -50,7 +50,7 @@ def test_passive_detection(path, passive):
     ],
 )
 def test_lemma_rule(premise, hypothesis, expected):
-    from extract.paths import is_reversed
+    from deppath.paths import is_reversed
 
     assert lemma_rule(premise, hypothesis, is_reversed(premise), is_reversed(hypothesis)) is expected
 

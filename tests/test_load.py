@@ -9,8 +9,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from extract.load import database_summary, load_corpus, load_type_map, load_types
-from extract.records import InputError
+from extract.batches import load_corpus, load_type_map, load_types
+from extract.summary import database_summary
+from warehouse.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 GOOD = FIXTURES / "sample.jsonl"

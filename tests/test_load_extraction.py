@@ -1,4 +1,4 @@
-"""The loader's extraction loop (extract.load._extracted, real spaCy): the same outcomes with one process
+"""The loader's extraction loop (extract.pipeline, real spaCy): the same outcomes with one process
 and with worker processes — results, NER augment, sentence counts, bad documents skipped or raised in
 input order with the same messages, a reader's error raised after the documents read before it."""
 
@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from extract import load
-from extract.records import Document, ExtractionResult, InputError, Mention
+from deppath.records import Document, ExtractionResult, Mention
+from extract import pipeline
+from extract.pipeline import Extraction, extract_documents
+from warehouse.errors import InputError
 
 SOURCE = Path("corpus.jsonl")
 
@@ -38,7 +40,7 @@ MISALIGNED = Document("bad", "Bob met Ann.", (Mention(0, 2, "a"), Mention(8, 11,
 
 @pytest.fixture(autouse=True)
 def _small_tasks(monkeypatch):
-    monkeypatch.setattr(load, "TASK_DOCUMENTS", 2)  # several tasks, so both workers and ordering count
+    monkeypatch.setattr(pipeline, "TASK_DOCUMENTS", 2)  # several tasks, so both workers and ordering count
 
 
 def _run(
@@ -47,13 +49,10 @@ def _run(
     bad: list[str] = []
     stats: Counter = Counter()
     results = list(
-        load._extracted(
+        extract_documents(
             docs,
-            path=SOURCE,
-            fmt="jsonl",
+            Extraction(source=str(SOURCE), ner_types=ner, ner_mentions=ner),
             processes=processes,
-            ner_types=ner,
-            ner_mentions=ner,
             on_error=(lambda e: bad.append(str(e))) if skip_bad else None,
             stats=stats,
         )
@@ -93,14 +92,8 @@ def test_a_reader_error_comes_after_the_documents_read_before_it(processes):
 
     seen: list[str] = []
     with pytest.raises(InputError, match="malformed JSON") as err:
-        for document, _ in load._extracted(
-            documents(),
-            path=SOURCE,
-            fmt="jsonl",
-            processes=processes,
-            ner_types=False,
-            ner_mentions=False,
-            on_error=None,
+        for document, _ in extract_documents(
+            documents(), Extraction(source=str(SOURCE)), processes=processes
         ):
             seen.append(document.document_id)
     assert err.value.line == 4 and seen == ["d1", "d2", "d3"]

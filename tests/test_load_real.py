@@ -7,7 +7,7 @@ import json
 import psycopg
 import pytest
 
-from extract.load import load_corpus, load_title_types
+from extract.batches import load_corpus, load_title_types
 from extract.real import real_inputs, run_real
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extract.db import connect
-from extract.dbt_runner import run_dbt
-from extract.settings import PROJECT_ROOT
+from warehouse.dbt import run_dbt
+from warehouse.server import connect
+from warehouse.settings import PROJECT_ROOT
 
 # premise path, hypothesis path, alignment, number of typed InfCands (different type signatures)
 PAIRS = [

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from extract.nlp import load_nlp, path_for_text
-from extract.paths import (
+from deppath.extraction import path_for_text
+from deppath.parsing import load_nlp
+from deppath.paths import (
     DepSentence,
     DepToken,
     canonical_path,
@@ -32,8 +33,12 @@ def nlp():
         # prep/pobj
         ("Russia is trading with Cuba", "Russia", "Cuba", "nsubj^-___trade___prep___with___pobj"),
         # passive with agent "by" (agent → prep); SherLIiC orientation: A = Russia on the left
-        ("Ukraine is being invaded by Russia", "Russia", "Ukraine",
-         "pobj^-___by___prep^-___invade___nsubjpass"),
+        (
+            "Ukraine is being invaded by Russia",
+            "Russia",
+            "Ukraine",
+            "pobj^-___by___prep^-___invade___nsubjpass",
+        ),
         # xcomp chain
         ("Apple wants to buy Beats", "Apple", "Beats", "nsubj^-___want___xcomp___buy___dobj"),
         # appos
@@ -42,34 +47,62 @@ def nlp():
         ("Gulf Air is Croatia's carrier", "Croatia", "Gulf Air", "poss^-___carrier___nsubj"),
         ("Jobs is Apple's leader", "Jobs", "Apple", "nsubj^-___leader___poss"),
         # the parser splits the mention ("States of (America's friend)"); repair_mentions fixes it
-        ("Saddam Hussein is United States of America's friend", "Saddam Hussein", "United States of America",
-         "nsubj^-___friend___poss"),
+        (
+            "Saddam Hussein is United States of America's friend",
+            "Saddam Hussein",
+            "United States of America",
+            "nsubj^-___friend___poss",
+        ),
         ("Russia is afraid of Cuba", "Russia", "Cuba", "nsubj^-___afraid___prep___of___pobj"),
         ("Melbourne is city of Tamil Nadu", "Melbourne", "Tamil Nadu", "nsubj^-___city___prep___of___pobj"),
-        ("Amazon has been the leader of the market.", "Amazon", "market",
-         "nsubj^-___leader___prep___of___pobj"),
-        ("Amazon wants to be the leader of the market.", "Amazon", "market",
-         "nsubj^-___want___xcomp___leader___prep___of___pobj"),
+        (
+            "Amazon has been the leader of the market.",
+            "Amazon",
+            "market",
+            "nsubj^-___leader___prep___of___pobj",
+        ),
+        (
+            "Amazon wants to be the leader of the market.",
+            "Amazon",
+            "market",
+            "nsubj^-___want___xcomp___leader___prep___of___pobj",
+        ),
         # spaCy hangs the subject on the auxiliary of "is regarding"; auxiliaries take no dependents
         ("Russia is regarding India", "Russia", "India", "nsubj^-___regard___dobj"),
         # ... but "be" stays the head with a prepositional complement
-        ("Russia is at war with Cuba", "Russia", "Cuba",
-         "nsubj^-___be___prep___at___pobj___war___prep___with___pobj"),
+        (
+            "Russia is at war with Cuba",
+            "Russia",
+            "Cuba",
+            "nsubj^-___be___prep___at___pobj___war___prep___with___pobj",
+        ),
         # dative: the preposition "to" of "giving to" is prep + pobj, a nominal dative is iobj
         ("India is giving to Pakistan", "India", "Pakistan", "nsubj^-___give___prep___to___pobj"),
         ("Google is giving Yahoo something", "Google", "Yahoo", "nsubj^-___give___iobj"),
         # relcl → rcmod
         ("Google bought YouTube, which Hurley founded.", "YouTube", "Hurley", "rcmod___found___nsubj"),
         # acl → partmod (participle) / infmod (to-infinitive)
-        ("Melbourne is city used in Tamil Nadu", "Melbourne", "Tamil Nadu",
-         "nsubj^-___city___partmod___use___prep___in___pobj"),
-        ("Liverpool is the team to beat in the league.", "Liverpool", "league",
-         "nsubj^-___team___infmod___beat___prep___in___pobj"),
+        (
+            "Melbourne is city used in Tamil Nadu",
+            "Melbourne",
+            "Tamil Nadu",
+            "nsubj^-___city___partmod___use___prep___in___pobj",
+        ),
+        (
+            "Liverpool is the team to beat in the league.",
+            "Liverpool",
+            "league",
+            "nsubj^-___team___infmod___beat___prep___in___pobj",
+        ),
         # a particle followed by the object is a preposition (PTB-style PP)
         ("Google is taking on Microsoft.", "Google", "Microsoft", "nsubj^-___take___prep___on___pobj"),
         # object predicate of a passive is its dobj
-        ("Obama was elected President of the United States.", "Obama", "United States",
-         "nsubjpass^-___elect___dobj___President___prep___of___pobj"),
+        (
+            "Obama was elected President of the United States.",
+            "Obama",
+            "United States",
+            "nsubjpass^-___elect___dobj___President___prep___of___pobj",
+        ),
         # lemmas keep the corpus' case ("CEO", as in SherLIiC)
         ("Eric Schmidt is CEO of Apple.", "Eric Schmidt", "Apple", "nsubj^-___CEO___prep___of___pobj"),
     ],
@@ -202,7 +235,7 @@ def test_canonical_path_subject_left():
 
 
 def test_repair_mentions_possessive_inside_a_split_mention(nlp):
-    from extract.paths import repair_mentions
+    from deppath.paths import repair_mentions
 
     doc = nlp("Obama met United States of America's president.")
     sent = DepSentence.from_span(doc[:]).stanford

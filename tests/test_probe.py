@@ -16,29 +16,54 @@ def synthetic(n: int, *, leak: bool, dataset: str = "sherliic", offset: int = 0)
     for i in range(n):
         label = i % 2 == 0
         verb = ("own" if label else "visit") if leak else ("own" if (i // 2) % 2 else "visit")
-        rows.append({
-            "dataset": dataset, "premise_path": f"nsubj^-___p{i + offset}___dobj",
-            "hypothesis_path": f"nsubj^-___{verb}___dobj", "hypothesis_type_a": "person",
-            # a type weakly tied to the label gives distinct scores (a two-valued score has a one-point PR
-            # curve, whose area is 0 by baselines.metrics' convention)
-            "hypothesis_type_b": ("company" if label else "film") if leak and i % 4 < 2 else "city",
-            "premise_text": f"A p{i + offset} B", "hypothesis_text": f"A {verb} B",
-            "hypothesis_middle": None, "label": label,
-        })
+        rows.append(
+            {
+                "dataset": dataset,
+                "premise_path": f"nsubj^-___p{i + offset}___dobj",
+                "hypothesis_path": f"nsubj^-___{verb}___dobj",
+                "hypothesis_type_a": "person",
+                # a type weakly tied to the label gives distinct scores (a two-valued score has a one-point PR
+                # curve, whose area is 0 by baselines.metrics' convention)
+                "hypothesis_type_b": ("company" if label else "film") if leak and i % 4 < 2 else "city",
+                "premise_text": f"A p{i + offset} B",
+                "hypothesis_text": f"A {verb} B",
+                "hypothesis_middle": None,
+                "label": label,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def test_features_are_hypothesis_only() -> None:
-    item = pd.Series({"premise_path": "nsubj^-___buy___dobj",
-                      "hypothesis_path": "nsubjpass^-___own___prep___by___pobj",
-                      "hypothesis_type_a": "company", "hypothesis_type_b": None})
+    item = pd.Series(
+        {
+            "premise_path": "nsubj^-___buy___dobj",
+            "hypothesis_path": "nsubjpass^-___own___prep___by___pobj",
+            "hypothesis_type_a": "company",
+            "hypothesis_type_b": None,
+        }
+    )
     feats = probe.hypothesis_features(item)
-    assert feats == {"lemma=own": 1.0, "lemma=by": 1.0, "voice=passive": 1.0, "reversed=False": 1.0,
-                     "type_a=company": 1.0}
-    text_item = pd.Series({"hypothesis_path": None, "hypothesis_middle": "was bought by",
-                           "hypothesis_text": "X was bought by Y"})
-    assert probe.hypothesis_features(text_item) == {"lemma=be": 1.0, "lemma=buy": 1.0, "lemma=by": 1.0,
-                                                    "voice=passive": 1.0}
+    assert feats == {
+        "lemma=own": 1.0,
+        "lemma=by": 1.0,
+        "voice=passive": 1.0,
+        "reversed=False": 1.0,
+        "type_a=company": 1.0,
+    }
+    text_item = pd.Series(
+        {
+            "hypothesis_path": None,
+            "hypothesis_middle": "was bought by",
+            "hypothesis_text": "X was bought by Y",
+        }
+    )
+    assert probe.hypothesis_features(text_item) == {
+        "lemma=be": 1.0,
+        "lemma=buy": 1.0,
+        "lemma=by": 1.0,
+        "voice=passive": 1.0,
+    }
     # Levy/Holt: the text even when the loader parsed a path (training files are not parsed)
     parsed = pd.Series({**text_item, "dataset": "levy_holt/orig", "hypothesis_path": "nsubj^-___buy___dobj"})
     assert probe.hypothesis_features(parsed) == probe.hypothesis_features(text_item)
@@ -56,8 +81,14 @@ def test_probe_detects_a_leaking_hypothesis_and_not_a_clean_one() -> None:
 
 def test_registered_scores_are_out_of_fold_for_training_items() -> None:
     train = synthetic(40, leak=True)
-    items = pd.concat([train.iloc[:4], synthetic(2, leak=True, offset=500),
-                       synthetic(1, leak=True, dataset="zeichner", offset=900)], ignore_index=True)
+    items = pd.concat(
+        [
+            train.iloc[:4],
+            synthetic(2, leak=True, offset=500),
+            synthetic(1, leak=True, dataset="zeichner", offset=900),
+        ],
+        ignore_index=True,
+    )
     scores = probe.score_items(items, {"sherliic": train})
     model = probe.fit(train)
     fresh = probe.predict(model, items.iloc[4:6])
@@ -73,8 +104,20 @@ def test_one_class_training_split_is_an_error() -> None:
 
 
 def test_report_files(tmp_path) -> None:
-    table = pd.DataFrame([{"benchmark": "X", "train": "t", "eval": "d", "n_train": 4, "n_items": 2,
-                           "positive_rate": 0.5, "auc_normalized": 0.25, "roc_auc": 0.75}])
+    table = pd.DataFrame(
+        [
+            {
+                "benchmark": "X",
+                "train": "t",
+                "eval": "d",
+                "n_train": 4,
+                "n_items": 2,
+                "positive_rate": 0.5,
+                "auc_normalized": 0.25,
+                "roc_auc": 0.75,
+            }
+        ]
+    )
     csv_path, md_path = probe.write_report(table, tmp_path)
     assert pd.read_csv(csv_path).loc[0, "auc_normalized"] == 0.25
     assert "| X | t | d | 4 | 2 | 0.500 | 0.250 | 0.750 |" in md_path.read_text()

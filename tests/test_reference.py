@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.reference import TOP, Params, compute, esr, relv, sigma, slot_candidates
+from warehouse.reference import TOP, Params, compute, slot_candidates
 
 P = "nsubj^-___lead___dobj"
 H = "nsubj^-___govern___dobj"
@@ -26,19 +26,6 @@ INSTANCES = (
 )
 N_ENTITIES = 14  # x1..x6, y1..y6, z1, z2
 STRUCTURAL = Params(top_k_types=3, r_min=3, min_relv=0, min_sigma=0, min_esr=0)
-
-
-def test_relv_sigma_esr_formulas():
-    assert relv(5, 10, 20, 100) == pytest.approx(250.0, rel=1e-12)
-    # σ = 2|A∩B|·[P ln(P/P(B)) + (1−P) ln((1−P)/(1−P(B)))], P = 5/10, P(B) = 20/100².
-    assert sigma(5, 10, 20, 100) == pytest.approx(
-        10 * (0.5 * math.log(250) + 0.5 * math.log(0.5 / 0.998)), rel=1e-12
-    )
-    assert sigma(5, 10, 20, 100) == pytest.approx(24.15157869986487, abs=1e-9)
-    # A ⊆ B: P(¬B|A) = 0 contributes 0, σ = 2|A∩B|·ln Relv.
-    assert sigma(4, 4, 6, 14) == pytest.approx(8 * math.log(4 * 196 / 24), abs=1e-9)
-    assert esr([("a", "b"), ("a", "c"), ("d", "b")]) == pytest.approx(4 / 6, abs=1e-12)
-    assert esr([("a", "b"), ("b", "a")]) == pytest.approx(0.5, abs=1e-12)
 
 
 def test_slot_candidates_ties_by_name_and_top_padding():
@@ -79,15 +66,25 @@ def test_typed_relations_with_top_and_tsg():
     # k = 2: ties in C's slot 2 keep person and politician and no ⊤; r_min = 4 drops the size-3 ones.
     typed2 = compute(INSTANCES, TYPES, Params(top_k_types=2, r_min=4)).typed_relations
     assert {(r.path, r.type_a, r.type_b) for r in typed2.itertuples()} == {
-        (P, "person", "city"), (P, "person", TOP), (H, "person", "city"), (H, "person", TOP),
+        (P, "person", "city"),
+        (P, "person", TOP),
+        (H, "person", "city"),
+        (H, "person", TOP),
     }
 
 
 def _cands(params: Params = STRUCTURAL) -> dict:
     cands = compute(INSTANCES, TYPES, params).inference_candidates
     return {
-        (r.premise_path, r.premise_type_a, r.premise_type_b, r.hypothesis_path, r.hypothesis_type_a,
-         r.hypothesis_type_b, r.alignment): r
+        (
+            r.premise_path,
+            r.premise_type_a,
+            r.premise_type_b,
+            r.hypothesis_path,
+            r.hypothesis_type_a,
+            r.hypothesis_type_b,
+            r.alignment,
+        ): r
         for r in cands.itertuples()
     }
 
@@ -142,8 +139,9 @@ def test_thresholds_and_top_n():
     )
     # top_n = 1: one premise per hypothesis, the best by Relv·σ·esr.
     full = compute(INSTANCES, TYPES, STRUCTURAL).inference_candidates
-    top1 = compute(INSTANCES, TYPES, Params(top_k_types=3, r_min=3, min_relv=0, min_sigma=0, min_esr=0,
-                                            top_n_premises=1)).inference_candidates
+    top1 = compute(
+        INSTANCES, TYPES, Params(top_k_types=3, r_min=3, min_relv=0, min_sigma=0, min_esr=0, top_n_premises=1)
+    ).inference_candidates
     hyp = ["hypothesis_path", "hypothesis_type_a", "hypothesis_type_b"]
     assert len(top1) == full.groupby(hyp).ngroups
     assert (top1.rank_for_hypothesis == 1).all()
@@ -170,8 +168,10 @@ def test_incompatible_type_signatures_are_rejected():
     # k = 2: T1_{organization,·} and T2_{person,·} (the u's only) have tsg_a = {organization, person},
     # compatible with everything here; T1_{person,·} vs T2_{organization,·} stays incompatible.
     result2 = compute(rows, types, Params(top_k_types=2, r_min=3, min_relv=0, min_sigma=0, min_esr=0))
-    keys = {(r.premise_path, r.premise_type_a, r.hypothesis_path, r.hypothesis_type_a)
-            for r in result2.inference_candidates.itertuples()}
+    keys = {
+        (r.premise_path, r.premise_type_a, r.hypothesis_path, r.hypothesis_type_a)
+        for r in result2.inference_candidates.itertuples()
+    }
     assert (t1, "organization", t2, "person") in keys and (t1, "person", t2, "person") in keys
     assert (t1, "organization", t2, "organization") in keys
     assert (t1, "person", t2, "organization") not in keys and (t2, "organization", t1, "person") not in keys

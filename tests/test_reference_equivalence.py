@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.reference import Params, compare_with_marts, compute_from_db, read_marts
-from benchmarks.teg_generator import GeneratorConfig, generate
-from extract.dbt_runner import run_dbt
+from warehouse.dbt import run_dbt
+from warehouse.reference import Params, compare_with_marts, compute_from_db, read_marts
+from warehouse.synthetic_teg import GeneratorConfig, generate
 
 # Flatter than the full-scale default: many mid-sized relations, so small graphs have many rules.
 SHAPE = {"relation_zipf": 1.1, "entity_zipf": 1.0, "global_share": 0.5}

@@ -11,7 +11,7 @@ from test_distributional import LEAD, OBEY, OWN, build_marts, item, rev
 
 from baselines import rel_embeddings as re_
 from baselines.registry import Context
-from extract.records import InputError
+from warehouse.errors import InputError
 
 PARAMS = re_.TrainParams(vector_size=16, workers=1, seed=7, min_count=5)
 
@@ -78,8 +78,11 @@ def test_preference_file_and_vote(tmp_path) -> None:
 
 def test_learn_preference_picks_the_better_score_per_signature() -> None:
     items = pd.DataFrame(
-        {"premise_type_a": ["p", "p", "p", "r", "r", "r"], "premise_type_b": ["c"] * 3 + ["x"] * 3,
-         "label": [True, False, True, True, False, False]}
+        {
+            "premise_type_a": ["p", "p", "p", "r", "r", "r"],
+            "premise_type_b": ["c"] * 3 + ["x"] * 3,
+            "label": [True, False, True, True, False, False],
+        }
     )
     typed = pd.Series([0.9, 0.1, 0.8, 0.1, 0.9, 0.8])  # perfect on p/c, inverted on r/x
     untyped = pd.Series([0.2, 0.9, 0.1, 0.9, 0.1, 0.2])  # inverted on p/c, perfect on r/x

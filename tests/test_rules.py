@@ -10,8 +10,8 @@ import pytest
 from baselines import rules
 from baselines.evaluate import evaluate_many
 from baselines.registry import Context
-from extract.paths import is_reversed
-from extract.records import InputError
+from deppath.paths import is_reversed
+from warehouse.errors import InputError
 
 FIX = Path(__file__).parent / "fixtures" / "rules"
 

@@ -25,11 +25,13 @@ def test_sherliic_dev_fidelity_floor(shared_data):
 
 def test_mentions_from_template():
     text, spans, repaired = _locate_with_template(
-        "region[A] is trading with location[B]", "Russia is trading with Cuba")
+        "region[A] is trading with location[B]", "Russia is trading with Cuba"
+    )
     assert not repaired and text[slice(*spans["A"])] == "Russia" and text[slice(*spans["B"])] == "Cuba"
     # released sentences drop a possessive ending: names read from them, the full template parsed
     text, spans, repaired = _locate_with_template(
-        "organization[B] is region[A] 's carrier", "Gulf Air is Croatia")
+        "organization[B] is region[A] 's carrier", "Gulf Air is Croatia"
+    )
     assert repaired and text == "Gulf Air is Croatia's carrier"
     assert text[slice(*spans["A"])] == "Croatia" and text[slice(*spans["B"])] == "Gulf Air"
     assert _locate_with_template("region[A] is trading with location[B]", "Russia trades Cuba") is None
@@ -37,7 +39,9 @@ def test_mentions_from_template():
 
 def test_mentions_without_template():
     assert _names_without_template("England is fighting with Iran", "England is ally with Iran") == (
-        "England", "Iran")
+        "England",
+        "Iran",
+    )
     assert _names_without_template(
         "Democratic Party is needing Hewlett-Packard", "Hewlett-Packard is taking Democratic Party"
     ) == ("Democratic Party", "Hewlett-Packard")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.teg_generator import GeneratorConfig, TegGenerator, generate, type_inventory
-from extract.db import connect
-from extract.paths import is_reversed, rejection_rule
+from deppath.paths import is_reversed, rejection_rule
+from warehouse.server import connect
+from warehouse.synthetic_teg import GeneratorConfig, TegGenerator, generate, type_inventory
 
 
 def _arrays(config: GeneratorConfig) -> list[np.ndarray]:
@@ -90,6 +90,7 @@ def test_load_is_one_idempotent_batch_with_planted_rules(fresh_db_url):
             ).fetchone()[0]
             own = conn.execute(
                 "select count(distinct (arg1_entity_id, arg2_entity_id)) from raw.relation_instances "
-                "where path = %s", (gen.paths[a],)
+                "where path = %s",
+                (gen.paths[a],),
             ).fetchone()[0]
             assert own > 0 and shared >= 0.3 * own

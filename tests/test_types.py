@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from extract.records import InputError
 from extract.types import (
     figer_type,
     freebase_id,
@@ -18,6 +17,7 @@ from extract.types import (
     title_key,
     title_type_rows,
 )
+from warehouse.errors import InputError
 
 
 def test_tsv(tmp_path):

@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from extract.records import InputError, Mention
+from deppath.records import Mention
+from warehouse.errors import InputError
 
 # A reader gets an error handler: None = raise the InputError (the load rolls back);
 # a callable = the loader's skip_bad counter (the bad record is skipped and counted).

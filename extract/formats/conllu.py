@@ -3,7 +3,7 @@
 Standard CoNLL-U (10 tab-separated columns, sentences separated by blank lines, ``#`` comments).
 The dependency labels must be Stanford basic (e.g. Stanford CoreNLP ``basicDependencies``) or
 ClearNLP (spaCy's English models); ClearNLP is converted to Stanford basic like spaCy parses
-(extract.labels). Universal Dependencies files (labels obj, obl, nsubj:pass, ...) are rejected:
+(deppath.labels). Universal Dependencies files (labels obj, obl, nsubj:pass, ...) are rejected:
 the SherLIiC filters are defined on Stanford labels.
 
 Entity mentions are given in the MISC column (10th) with BIO tags on the attribute ``Entity``::
@@ -24,16 +24,17 @@ entity name is the mention's text (forms joined as in the sentence text).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.extraction import extract_pairs
+from deppath.labels import check_label_set
+from deppath.paths import DepSentence
+from deppath.records import Document, ExtractionResult, Mention
 from extract.formats._common import ErrorHandler, read_lines, report
-from extract.labels import check_label_set
-from extract.nlp import extract_pairs
-from extract.paths import DepSentence
-from extract.records import Document, ExtractionResult, InputError, Mention
-
-PREPARSED = True  # the loader calls read_extracted instead of running spaCy
+from extract.formats.base import PreparsedReader
+from warehouse.errors import InputError
 
 
 def _blocks(path: Path, on_error: ErrorHandler) -> Iterator[tuple[int, list[str]]]:
@@ -83,62 +84,10 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
 
 
 def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> ExtractionResult:
-    """Path instances between every pair of distinct-entity mentions (same rules as extract.nlp)."""
+    """Path instances between every pair of distinct-entity mentions (same rules as deppath.parsing)."""
     result = ExtractionResult()
     extract_pairs(dep.stanford, spans, result)
     return result
-
-
-def read_extracted(
-    path: Path, *, on_error: ErrorHandler = None
-) -> Iterator[tuple[Document, ExtractionResult]]:
-    path = Path(path)
-    for first, block in _blocks(path, on_error):
-        try:
-            labels = [
-                c[7] for c in (line.split("\t") for line in block if not line.startswith("#")) if len(c) == 10
-            ]
-            ud = check_label_set(labels)
-            if ud is not None:
-                # Fatal even with skip_bad: every sentence of such a file would be wrong.
-                raise _Fatal(
-                    InputError(
-                        str(path),
-                        first,
-                        f"dependency label {ud!r} is Universal Dependencies; "
-                        "this format needs Stanford basic or "
-                        "ClearNLP labels (e.g. Stanford CoreNLP basic dependencies "
-                        "or spaCy's English models)",
-                    )
-                )
-            try:
-                dep = DepSentence.from_conllu(block)
-            except ValueError as exc:
-                raise InputError(str(path), first, f"bad CoNLL-U sentence: {exc}") from None
-            spans = _mentions(block, first, path)
-            sent_id = next(
-                (
-                    line.split("=", 1)[1].strip()
-                    for line in block
-                    if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"
-                ),
-                None,
-            )
-            mentions = tuple(
-                Mention(
-                    dep.tokens[f].start,
-                    dep.tokens[last].end,
-                    entity,
-                    dep.text[dep.tokens[f].start : dep.tokens[last].end],
-                )
-                for f, last, entity in spans
-            )
-            document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)
-            yield document, extract_sentence(dep, spans)
-        except _Fatal as fatal:
-            raise fatal.error from None
-        except InputError as exc:
-            report(exc, on_error)
 
 
 class _Fatal(Exception):
@@ -146,7 +95,65 @@ class _Fatal(Exception):
         self.error = error
 
 
-def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
-    """The documents only (mentions from the Entity tags), e.g. to inspect a file."""
-    for document, _ in read_extracted(path, on_error=on_error):
-        yield document
+class ConlluReader(PreparsedReader):
+    """Pre-parsed CoNLL-U with entity spans (`--format conllu`): no spaCy, your parser's trees are used."""
+
+    def read_extracted(
+        self, path: Path, on_error: ErrorHandler = None
+    ) -> Iterator[tuple[Document, ExtractionResult]]:
+        path = Path(path)
+        for first, block in _blocks(path, on_error):
+            try:
+                labels = [
+                    c[7]
+                    for c in (line.split("\t") for line in block if not line.startswith("#"))
+                    if len(c) == 10
+                ]
+                ud = check_label_set(labels)
+                if ud is not None:
+                    # Fatal even with skip_bad: every sentence of such a file would be wrong.
+                    raise _Fatal(
+                        InputError(
+                            str(path),
+                            first,
+                            f"dependency label {ud!r} is Universal Dependencies; "
+                            "this format needs Stanford basic or "
+                            "ClearNLP labels (e.g. Stanford CoreNLP basic dependencies "
+                            "or spaCy's English models)",
+                        )
+                    )
+                try:
+                    dep = DepSentence.from_conllu(block)
+                except ValueError as exc:
+                    raise InputError(str(path), first, f"bad CoNLL-U sentence: {exc}") from None
+                spans = _mentions(block, first, path)
+                sent_id = next(
+                    (
+                        line.split("=", 1)[1].strip()
+                        for line in block
+                        if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"
+                    ),
+                    None,
+                )
+                mentions = tuple(
+                    Mention(
+                        dep.tokens[f].start,
+                        dep.tokens[last].end,
+                        entity,
+                        dep.text[dep.tokens[f].start : dep.tokens[last].end],
+                    )
+                    for f, last, entity in spans
+                )
+                document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)
+                yield document, extract_sentence(dep, spans)
+            except _Fatal as fatal:
+                raise fatal.error from None
+            except InputError as exc:
+                report(exc, on_error)
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        """The documents only (mentions from the Entity tags), e.g. to inspect a file."""
+        for document, _ in self.read_extracted(path, on_error=on_error):
+            yield document

@@ -21,11 +21,14 @@ posterior is below it. Entity names are the mention texts of the first mention o
 from __future__ import annotations
 
 import codecs
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.records import Document, Mention
 from extract.formats._common import ErrorHandler, read_lines, report
-from extract.records import Document, InputError, Mention
+from extract.formats.base import CorpusReader
+from warehouse.errors import InputError
 
 
 def _document_bytes(docs_dir: Path, doc_id: str, path: Path, line: int) -> bytes:
@@ -41,87 +44,96 @@ def _document_bytes(docs_dir: Path, doc_id: str, path: Path, line: int) -> bytes
     )
 
 
-def read(
-    path: Path,
-    *,
-    on_error: ErrorHandler = None,
-    docs_dir: str | Path | None = None,
-    min_posterior: float = 0.0,
-) -> Iterator[Document]:
-    path = Path(path)
-    docs_dir = Path(docs_dir) if docs_dir else path.parent
-    current: str | None = None
-    first_line = 0
-    raw = b""
-    text = ""
-    encoding = "utf-8"
-    mentions: list[Mention] = []
-    names: dict[str, str] = {}
+class FACC1Reader(CorpusReader):
+    """FACC1-style entity annotations plus document texts (`--format facc1`)."""
 
-    def flush() -> Document | None:
-        if current is None:
-            return None
-        return Document(current, text, tuple(sorted(mentions, key=lambda m: m.start)), first_line)
+    alignment = "expand"
 
-    for line, content in read_lines(path, on_error):
-        if not content.strip() or content.startswith("#"):
-            continue
-        cols = content.split("\t")
-        try:
-            if len(cols) not in (7, 8):
-                raise InputError(
-                    str(path),
-                    line,
-                    f"expected 8 tab-separated columns (7 with one posterior), got {len(cols)}",
-                )
-            doc_id, enc, surface, begin, end = cols[:5]
-            mid = cols[-1]
-            try:
-                b, e = int(begin), int(end)
-                posterior = float(cols[-2])
-            except ValueError:
-                raise InputError(
-                    str(path), line, "byte offsets must be integers and posteriors numbers"
-                ) from None
-            if doc_id != current:
-                doc = flush()
-                if doc is not None:
-                    yield doc
-                current, first_line, mentions = doc_id, line, []
-                try:
-                    encoding = codecs.lookup(enc).name
-                except LookupError:
-                    current = None
-                    raise InputError(str(path), line, f"unknown encoding {enc!r}") from None
-                raw = _document_bytes(docs_dir, doc_id, path, line)
-                try:
-                    text = raw.decode(encoding)
-                except UnicodeDecodeError as exc:
-                    current = None
-                    raise InputError(
-                        str(path), line, f"document {doc_id!r} is not valid {enc} (byte {exc.start})"
-                    ) from None
-            if not (0 <= b < e <= len(raw)):
-                raise InputError(
-                    str(path), line, f"byte offsets [{b}, {e}) outside document {doc_id!r} ({len(raw)} bytes)"
-                )
-            try:
-                covered = raw[b:e].decode(encoding)
-            except UnicodeDecodeError:
-                raise InputError(str(path), line, f"byte offsets [{b}, {e}) split a character") from None
-            if covered != surface:
-                raise InputError(
-                    str(path),
-                    line,
-                    f"bytes [{b}, {e}) of {doc_id!r} read {covered!r}, not the mention {surface!r}",
-                )
-            if posterior < min_posterior:
+    def __init__(self, *, docs_dir: str | Path | None = None, min_posterior: float = 0.0):
+        self.docs_dir = docs_dir
+        self.min_posterior = min_posterior
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        docs_dir = self.docs_dir
+        min_posterior = self.min_posterior
+        path = Path(path)
+        docs_dir = Path(docs_dir) if docs_dir else path.parent
+        current: str | None = None
+        first_line = 0
+        raw = b""
+        text = ""
+        encoding = "utf-8"
+        mentions: list[Mention] = []
+        names: dict[str, str] = {}
+
+        def flush() -> Document | None:
+            if current is None:
+                return None
+            return Document(current, text, tuple(sorted(mentions, key=lambda m: m.start)), first_line)
+
+        for line, content in read_lines(path, on_error):
+            if not content.strip() or content.startswith("#"):
                 continue
-            start = len(raw[:b].decode(encoding))
-            names.setdefault(mid, surface)
-            mentions.append(Mention(start, start + len(covered), mid, names[mid]))
-        except InputError as exc:
-            report(exc, on_error)
-    doc = flush()
-    if doc is not None:
-        yield doc
+            cols = content.split("\t")
+            try:
+                if len(cols) not in (7, 8):
+                    raise InputError(
+                        str(path),
+                        line,
+                        f"expected 8 tab-separated columns (7 with one posterior), got {len(cols)}",
+                    )
+                doc_id, enc, surface, begin, end = cols[:5]
+                mid = cols[-1]
+                try:
+                    b, e = int(begin), int(end)
+                    posterior = float(cols[-2])
+                except ValueError:
+                    raise InputError(
+                        str(path), line, "byte offsets must be integers and posteriors numbers"
+                    ) from None
+                if doc_id != current:
+                    doc = flush()
+                    if doc is not None:
+                        yield doc
+                    current, first_line, mentions = doc_id, line, []
+                    try:
+                        encoding = codecs.lookup(enc).name
+                    except LookupError:
+                        current = None
+                        raise InputError(str(path), line, f"unknown encoding {enc!r}") from None
+                    raw = _document_bytes(docs_dir, doc_id, path, line)
+                    try:
+                        text = raw.decode(encoding)
+                    except UnicodeDecodeError as exc:
+                        current = None
+                        raise InputError(
+                            str(path), line, f"document {doc_id!r} is not valid {enc} (byte {exc.start})"
+                        ) from None
+                if not (0 <= b < e <= len(raw)):
+                    raise InputError(
+                        str(path),
+                        line,
+                        f"byte offsets [{b}, {e}) outside document {doc_id!r} ({len(raw)} bytes)",
+                    )
+                try:
+                    covered = raw[b:e].decode(encoding)
+                except UnicodeDecodeError:
+                    raise InputError(str(path), line, f"byte offsets [{b}, {e}) split a character") from None
+                if covered != surface:
+                    raise InputError(
+                        str(path),
+                        line,
+                        f"bytes [{b}, {e}) of {doc_id!r} read {covered!r}, not the mention {surface!r}",
+                    )
+                if posterior < min_posterior:
+                    continue
+                start = len(raw[:b].decode(encoding))
+                names.setdefault(mid, surface)
+                mentions.append(Mention(start, start + len(covered), mid, names[mid]))
+            except InputError as exc:
+                report(exc, on_error)
+        doc = flush()
+        if doc is not None:
+            yield doc

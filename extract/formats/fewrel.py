@@ -18,11 +18,14 @@ Document ids: ``<pid>:<index within the pid>``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.records import Document, Mention
 from extract.formats._common import ErrorHandler, load_json, report
-from extract.records import Document, InputError, Mention
+from extract.formats.base import CorpusReader
+from warehouse.errors import InputError
 
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "'s", "n't", "%", "'", "'re", "'ve", "'ll"}
 _NO_SPACE_AFTER = {"(", "[", "{", "$"}
@@ -72,30 +75,37 @@ def _instance_lines(raw: str) -> list[int]:
     return lines
 
 
-def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
-    path = Path(path)
-    data = load_json(path)
-    if not isinstance(data, dict):
-        raise InputError(str(path), 1, "expected a JSON object {property id: [instances]}")
-    line_of = _instance_lines(path.read_text(encoding="utf-8"))
-    counter = 0
-    for pid, instances in data.items():
-        if not isinstance(instances, list):
-            raise InputError(str(path), 1, f"value of '{pid}' must be a list of instances")
-        for index, inst in enumerate(instances):
-            line = line_of[counter] if counter < len(line_of) else 1
-            counter += 1
-            try:
-                if not isinstance(inst, dict) or not isinstance(inst.get("tokens"), list):
-                    raise InputError(str(path), line, f"{pid}[{index}]: missing field 'tokens'")
-                for key in ("h", "t"):
-                    if key not in inst:
-                        raise InputError(str(path), line, f"{pid}[{index}]: missing field '{key}'")
-                tokens = [str(t) for t in inst["tokens"]]
-                text, offsets = detokenize(tokens)
-                mentions = _mentions(inst["h"], offsets, text, path, line, "h") + _mentions(
-                    inst["t"], offsets, text, path, line, "t"
-                )
-                yield Document(f"{pid}:{index}", text, tuple(mentions), line)
-            except InputError as exc:
-                report(exc, on_error)
+class FewRelReader(CorpusReader):
+    """FewRel / FewRel 2.0 JSON (`--format fewrel`)."""
+
+    alignment = "expand"
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        path = Path(path)
+        data = load_json(path)
+        if not isinstance(data, dict):
+            raise InputError(str(path), 1, "expected a JSON object {property id: [instances]}")
+        line_of = _instance_lines(path.read_text(encoding="utf-8"))
+        counter = 0
+        for pid, instances in data.items():
+            if not isinstance(instances, list):
+                raise InputError(str(path), 1, f"value of '{pid}' must be a list of instances")
+            for index, inst in enumerate(instances):
+                line = line_of[counter] if counter < len(line_of) else 1
+                counter += 1
+                try:
+                    if not isinstance(inst, dict) or not isinstance(inst.get("tokens"), list):
+                        raise InputError(str(path), line, f"{pid}[{index}]: missing field 'tokens'")
+                    for key in ("h", "t"):
+                        if key not in inst:
+                            raise InputError(str(path), line, f"{pid}[{index}]: missing field '{key}'")
+                    tokens = [str(t) for t in inst["tokens"]]
+                    text, offsets = detokenize(tokens)
+                    mentions = _mentions(inst["h"], offsets, text, path, line, "h") + _mentions(
+                        inst["t"], offsets, text, path, line, "t"
+                    )
+                    yield Document(f"{pid}:{index}", text, tuple(mentions), line)
+                except InputError as exc:
+                    report(exc, on_error)

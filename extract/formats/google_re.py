@@ -29,8 +29,10 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from deppath.records import Document, Mention
 from extract.formats._common import ErrorHandler, find_surface, json_lines, report, require
-from extract.records import Document, InputError, Mention
+from extract.formats.base import CorpusReader
+from warehouse.errors import InputError
 
 MID = re.compile(r"^/m/[0-9a-z_]+$")
 
@@ -79,44 +81,51 @@ def _aliases(obj: dict, key: str) -> list[str]:
     return sorted((str(a) for a in value if isinstance(a, str)), key=len, reverse=True)
 
 
-def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = None) -> Iterator[Document]:
-    path = Path(path)
-    stats = stats if stats is not None else Counter()
-    for line, rec in json_lines(path, on_error):
-        try:
-            sub_id = str(require(rec, "sub", str, path, line))
-            obj_id = str(require(rec, "obj", str, path, line))
-            evidences = require(rec, "evidences", list, path, line)
-            sub_label = str(rec.get("sub_label") or "")
-            obj_label = str(rec.get("obj_label") or "")
-            if not sub_label:
-                raise InputError(
-                    str(path),
-                    line,
-                    "missing field 'sub_label' (use --format grec for the "
-                    "original GREC files without labels)",
+class GoogleREReader(CorpusReader):
+    """Google-RE facts, LAMA version (`--format google_re`)."""
+
+    alignment = "expand"
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        path = Path(path)
+        stats = stats if stats is not None else Counter()
+        for line, rec in json_lines(path, on_error):
+            try:
+                sub_id = str(require(rec, "sub", str, path, line))
+                obj_id = str(require(rec, "obj", str, path, line))
+                evidences = require(rec, "evidences", list, path, line)
+                sub_label = str(rec.get("sub_label") or "")
+                obj_label = str(rec.get("obj_label") or "")
+                if not sub_label:
+                    raise InputError(
+                        str(path),
+                        line,
+                        "missing field 'sub_label' (use --format grec for the "
+                        "original GREC files without labels)",
+                    )
+                sub = (
+                    sub_id,
+                    sub_label,
+                    [*name_variants(sub_label), *_aliases(rec, "sub_aliases"), *surname(sub_label)],
                 )
-            sub = (
-                sub_id,
-                sub_label,
-                [*name_variants(sub_label), *_aliases(rec, "sub_aliases"), *surname(sub_label)],
-            )
-            obj = None
-            if MID.match(obj_id):
-                obj = (
-                    obj_id,
-                    obj_label or obj_id,
-                    [*name_variants(obj_label), *_aliases(rec, "obj_aliases")],
-                )
-            else:
-                stats["literal_object"] += 1
-            uid = str(rec.get("uuid") or f"{path.name}:{line}")
-            for index, ev in enumerate(evidences):
-                if not isinstance(ev, dict):
-                    raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                snippet = str(require(ev, "snippet", str, path, line))
-                mentions = match_entities(snippet, sub, obj, stats)
-                stats["evidences"] += 1
-                yield Document(f"{uid}:{index}", snippet, tuple(mentions), line)
-        except InputError as exc:
-            report(exc, on_error)
+                obj = None
+                if MID.match(obj_id):
+                    obj = (
+                        obj_id,
+                        obj_label or obj_id,
+                        [*name_variants(obj_label), *_aliases(rec, "obj_aliases")],
+                    )
+                else:
+                    stats["literal_object"] += 1
+                uid = str(rec.get("uuid") or f"{path.name}:{line}")
+                for index, ev in enumerate(evidences):
+                    if not isinstance(ev, dict):
+                        raise InputError(str(path), line, f"evidences[{index}] must be an object")
+                    snippet = str(require(ev, "snippet", str, path, line))
+                    mentions = match_entities(snippet, sub, obj, stats)
+                    stats["evidences"] += 1
+                    yield Document(f"{uid}:{index}", snippet, tuple(mentions), line)
+            except InputError as exc:
+                report(exc, on_error)

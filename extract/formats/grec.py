@@ -23,9 +23,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from deppath.records import Document
 from extract.formats._common import ErrorHandler, json_lines, report, require
+from extract.formats.base import CorpusReader
 from extract.formats.google_re import MID, match_entities, name_variants, surname
-from extract.records import Document, InputError
+from warehouse.errors import InputError
 
 MARKUP = re.compile(r"\(\(([A-Z]+): ?(.*?)\)\)")
 
@@ -43,47 +45,55 @@ def title_from_url(url: str) -> str:
     return unquote(path.split("/wiki/", 1)[1]).replace("_", " ").strip()
 
 
-def read(
-    path: Path,
-    *,
-    on_error: ErrorHandler = None,
-    stats: Counter | None = None,
-    names: Mapping[str, str] | None = None,
-) -> Iterator[Document]:
-    path = Path(path)
-    stats = stats if stats is not None else Counter()
-    names = names or {}
-    for line, rec in json_lines(path, on_error):
-        try:
-            sub_id = str(require(rec, "sub", str, path, line))
-            obj_id = str(require(rec, "obj", str, path, line))
-            evidences = require(rec, "evidences", list, path, line)
-            is_mid = bool(MID.match(obj_id))
-            if not is_mid:
-                stats["literal_object"] += 1
-            for index, ev in enumerate(evidences):
-                if not isinstance(ev, dict):
-                    raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                text, marked = strip_markup(str(require(ev, "snippet", str, path, line)))
-                sub_name = names.get(sub_id) or title_from_url(str(ev.get("url") or ""))
-                sub_bare = name_variants(sub_name)[-1] if sub_name else ""
-                sub = (
-                    (sub_id, sub_name or sub_id, [*name_variants(sub_name), *surname(sub_bare)])
-                    if sub_name
-                    else None
-                )
-                if sub is None:
-                    stats["subject_without_name"] += 1
-                obj = None
-                if is_mid:
-                    obj_name = names.get(obj_id) or (marked[0] if marked else "")
-                    if obj_name:
-                        obj = (obj_id, obj_name, [*marked, *name_variants(obj_name)])
-                    else:
-                        stats["object_without_name"] += 1
-                stats["evidences"] += 1
-                yield Document(
-                    f"{path.name}:{line}:{index}", text, tuple(match_entities(text, sub, obj, stats)), line
-                )
-        except InputError as exc:
-            report(exc, on_error)
+class GRECReader(CorpusReader):
+    """The original Google Relation Extraction Corpus files (`--format grec`)."""
+
+    alignment = "expand"
+
+    def __init__(self, *, names: Mapping[str, str] | None = None):
+        self.names = names
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        names = self.names
+        path = Path(path)
+        stats = stats if stats is not None else Counter()
+        names = names or {}
+        for line, rec in json_lines(path, on_error):
+            try:
+                sub_id = str(require(rec, "sub", str, path, line))
+                obj_id = str(require(rec, "obj", str, path, line))
+                evidences = require(rec, "evidences", list, path, line)
+                is_mid = bool(MID.match(obj_id))
+                if not is_mid:
+                    stats["literal_object"] += 1
+                for index, ev in enumerate(evidences):
+                    if not isinstance(ev, dict):
+                        raise InputError(str(path), line, f"evidences[{index}] must be an object")
+                    text, marked = strip_markup(str(require(ev, "snippet", str, path, line)))
+                    sub_name = names.get(sub_id) or title_from_url(str(ev.get("url") or ""))
+                    sub_bare = name_variants(sub_name)[-1] if sub_name else ""
+                    sub = (
+                        (sub_id, sub_name or sub_id, [*name_variants(sub_name), *surname(sub_bare)])
+                        if sub_name
+                        else None
+                    )
+                    if sub is None:
+                        stats["subject_without_name"] += 1
+                    obj = None
+                    if is_mid:
+                        obj_name = names.get(obj_id) or (marked[0] if marked else "")
+                        if obj_name:
+                            obj = (obj_id, obj_name, [*marked, *name_variants(obj_name)])
+                        else:
+                            stats["object_without_name"] += 1
+                    stats["evidences"] += 1
+                    yield Document(
+                        f"{path.name}:{line}:{index}",
+                        text,
+                        tuple(match_entities(text, sub, obj, stats)),
+                        line,
+                    )
+            except InputError as exc:
+                report(exc, on_error)

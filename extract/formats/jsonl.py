@@ -18,11 +18,14 @@ One JSON object per line (UTF-8; blank lines are ignored)::
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.records import Document, Mention
 from extract.formats._common import ErrorHandler, check_mention, json_lines, report, require
-from extract.records import Document, InputError, Mention
+from extract.formats.base import CorpusReader
+from warehouse.errors import InputError
 
 
 def parse_record(obj: dict, path: Path, line: int) -> Document:
@@ -49,10 +52,15 @@ def parse_record(obj: dict, path: Path, line: int) -> Document:
     return Document(str(doc_id), text, tuple(mentions), line, str(type_source))
 
 
-def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
-    path = Path(path)
-    for line, obj in json_lines(path, on_error):
-        try:
-            yield parse_record(obj, path, line)
-        except InputError as exc:
-            report(exc, on_error)
+class JsonlReader(CorpusReader):
+    """The project's own corpus format (`--format jsonl`)."""
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        path = Path(path)
+        for line, obj in json_lines(path, on_error):
+            try:
+                yield parse_record(obj, path, line)
+            except InputError as exc:
+                report(exc, on_error)

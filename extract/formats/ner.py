@@ -1,6 +1,6 @@
 """spaCy NER applied to documents: mentions for plain text, NER types for linked mentions, extra mentions.
 
-The loader parses every document once with the full pipeline (extract.nlp.load_nlp(ner=True) when
+The loader parses every document once with the full pipeline (deppath.parsing.load_nlp(ner=True) when
 NER is needed) and calls :func:`augment` with the parsed spaCy Doc before path extraction, so NER
 costs no second pass.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from deppath.records import Document, Mention
 from extract.formats._common import normalise_name
-from extract.records import Document, Mention
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc

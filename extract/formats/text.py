@@ -12,26 +12,33 @@ majority label per entity).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.records import Document
 from extract.formats._common import ErrorHandler, read_lines
-from extract.records import Document
-
-NEEDS_NER = True  # the loader adds NER mentions to every document
+from extract.formats.base import CorpusReader
 
 
-def read(path: Path, *, on_error: ErrorHandler = None) -> Iterator[Document]:
-    path = Path(path)
-    lines: list[str] = []
-    first = 0
-    for number, line in read_lines(path, on_error):
-        if line.strip():
-            if not lines:
-                first = number
-            lines.append(line.strip())
-        elif lines:
+class TextReader(CorpusReader):
+    """Plain text (`--format text`): mentions from spaCy NER."""
+
+    needs_ner = True  # mentions and their types come from spaCy's NER
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        path = Path(path)
+        lines: list[str] = []
+        first = 0
+        for number, line in read_lines(path, on_error):
+            if line.strip():
+                if not lines:
+                    first = number
+                lines.append(line.strip())
+            elif lines:
+                yield Document(f"{path.name}:{first}", " ".join(lines), (), first, "ner")
+                lines = []
+        if lines:
             yield Document(f"{path.name}:{first}", " ".join(lines), (), first, "ner")
-            lines = []
-    if lines:
-        yield Document(f"{path.name}:{first}", " ".join(lines), (), first, "ner")

@@ -21,8 +21,10 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from deppath.records import Document, Mention
 from extract.formats._common import ErrorHandler, find_surface, json_lines, report, require
-from extract.records import Document, InputError, Mention
+from extract.formats.base import CorpusReader
+from warehouse.errors import InputError
 
 MASK = "[MASK]"
 
@@ -43,42 +45,49 @@ def restore(masked: str, obj_surface: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(text_parts), spans
 
 
-def read(path: Path, *, on_error: ErrorHandler = None, stats: Counter | None = None) -> Iterator[Document]:
-    path = Path(path)
-    stats = stats if stats is not None else Counter()
-    for line, obj in json_lines(path, on_error):
-        try:
-            sub = str(require(obj, "sub_uri", str, path, line))
-            obj_id = str(require(obj, "obj_uri", str, path, line))
-            sub_label = str(obj.get("sub_label") or sub)
-            obj_label = str(obj.get("obj_label") or obj_id)
-            evidences = require(obj, "evidences", list, path, line)
-            uid = str(obj.get("uuid") or f"{path.name}:{line}")
-            seen: set[str] = set()
-            docs = []
-            for index, ev in enumerate(evidences):
-                if not isinstance(ev, dict):
-                    raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                masked = str(require(ev, "masked_sentence", str, path, line))
-                if masked in seen:
-                    stats["duplicate_evidence"] += 1
-                    continue
-                seen.add(masked)
-                obj_surface = str(ev.get("obj_surface") or obj_label)
-                text, obj_spans = restore(masked, obj_surface)
-                if not obj_spans:
-                    stats["no_mask"] += 1
-                sub_spans = find_surface(text, [str(ev.get("sub_surface") or ""), sub_label], obj_spans)
-                if sub_spans:
-                    sub_spans = sub_spans[:1]
-                else:
-                    stats["subject_not_found"] += 1
-                mentions = [Mention(s, e, sub, sub_label) for s, e in sub_spans]
-                mentions += [Mention(s, e, obj_id, obj_label) for s, e in obj_spans]
-                docs.append(
-                    Document(f"{uid}:{index}", text, tuple(sorted(mentions, key=lambda m: m.start)), line)
-                )
-            stats["evidences"] += len(docs)
-            yield from docs
-        except InputError as exc:
-            report(exc, on_error)
+class TRExReader(CorpusReader):
+    """T-REx facts as distributed with LAMA (`--format trex`)."""
+
+    alignment = "expand"
+
+    def read(
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+    ) -> Iterator[Document]:
+        path = Path(path)
+        stats = stats if stats is not None else Counter()
+        for line, obj in json_lines(path, on_error):
+            try:
+                sub = str(require(obj, "sub_uri", str, path, line))
+                obj_id = str(require(obj, "obj_uri", str, path, line))
+                sub_label = str(obj.get("sub_label") or sub)
+                obj_label = str(obj.get("obj_label") or obj_id)
+                evidences = require(obj, "evidences", list, path, line)
+                uid = str(obj.get("uuid") or f"{path.name}:{line}")
+                seen: set[str] = set()
+                docs = []
+                for index, ev in enumerate(evidences):
+                    if not isinstance(ev, dict):
+                        raise InputError(str(path), line, f"evidences[{index}] must be an object")
+                    masked = str(require(ev, "masked_sentence", str, path, line))
+                    if masked in seen:
+                        stats["duplicate_evidence"] += 1
+                        continue
+                    seen.add(masked)
+                    obj_surface = str(ev.get("obj_surface") or obj_label)
+                    text, obj_spans = restore(masked, obj_surface)
+                    if not obj_spans:
+                        stats["no_mask"] += 1
+                    sub_spans = find_surface(text, [str(ev.get("sub_surface") or ""), sub_label], obj_spans)
+                    if sub_spans:
+                        sub_spans = sub_spans[:1]
+                    else:
+                        stats["subject_not_found"] += 1
+                    mentions = [Mention(s, e, sub, sub_label) for s, e in sub_spans]
+                    mentions += [Mention(s, e, obj_id, obj_label) for s, e in obj_spans]
+                    docs.append(
+                        Document(f"{uid}:{index}", text, tuple(sorted(mentions, key=lambda m: m.start)), line)
+                    )
+                stats["evidences"] += len(docs)
+                yield from docs
+            except InputError as exc:
+                report(exc, on_error)

@@ -14,7 +14,7 @@ Shape of the graph (all distributions seeded, numpy vectorised):
   straight (B(x,y)) or crossed (B(y,x), B gets the swapped signature), so that inference candidates
   exist at the paper's default thresholds.
 
-CLI: `python -m benchmarks.teg_generator --instances N --relations M --seed S [--url URL]`.
+CLI: `python -m warehouse.synthetic_teg --instances N --relations M --seed S [--url URL]`.
 """
 
 from __future__ import annotations
@@ -30,17 +30,37 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from extract.db import apply_schema, connect
+from warehouse.server import connect, ensure_schema
 
 GENERATOR_VERSION = 1
 TYPE_SOURCE = "synthetic"
 
 # Coarse type -> fine subtypes (FIGER-like names); coarse weights are entity shares.
 TYPE_TREE: dict[str, tuple[float, list[str]]] = {
-    "/person": (0.34, ["politician", "athlete", "actor", "author", "musician", "business_person",
-                       "scientist", "military_person"]),
-    "/organization": (0.18, ["company", "sports_team", "government_agency", "educational_institution",
-                             "political_party", "news_agency"]),
+    "/person": (
+        0.34,
+        [
+            "politician",
+            "athlete",
+            "actor",
+            "author",
+            "musician",
+            "business_person",
+            "scientist",
+            "military_person",
+        ],
+    ),
+    "/organization": (
+        0.18,
+        [
+            "company",
+            "sports_team",
+            "government_agency",
+            "educational_institution",
+            "political_party",
+            "news_agency",
+        ],
+    ),
     "/location": (0.20, ["city", "country", "province", "body_of_water", "island", "county"]),
     "/art": (0.07, ["film", "written_work", "music"]),
     "/product": (0.05, ["software", "car", "weapon"]),
@@ -78,14 +98,14 @@ class GeneratorConfig:
     n_instances: int = 20_000_000
     n_relations: int = 190_000
     seed: int = 0
-    n_entities: int | None = None         # default: n_instances // 8 (at least 200)
+    n_entities: int | None = None  # default: n_instances // 8 (at least 200)
     # Calibrated so that 20M instances over 190k relations give ≈190k typed relations at k = r_min = 5.
-    relation_zipf: float = 1.4           # exponent of relation size vs rank
-    entity_zipf: float = 1.2             # exponent of entity popularity within its type pool
-    global_share: float = 0.7            # arguments drawn from the global (hub) popularity order
-    untyped_share: float = 0.05          # entities without any type
-    planted_share: float = 0.01          # planted entailing pairs per relation
-    planted_copy: float = 0.6            # share of the premise's instances copied into the hypothesis
+    relation_zipf: float = 1.4  # exponent of relation size vs rank
+    entity_zipf: float = 1.2  # exponent of entity popularity within its type pool
+    global_share: float = 0.7  # arguments drawn from the global (hub) popularity order
+    untyped_share: float = 0.05  # entities without any type
+    planted_share: float = 0.01  # planted entailing pairs per relation
+    planted_copy: float = 0.6  # share of the premise's instances copied into the hypothesis
     chunk_size: int = 1_000_000
     extra: dict = field(default_factory=dict)
 
@@ -107,9 +127,9 @@ class GeneratorSummary:
     n_entity_type_rows: int
     n_planted_straight: int
     n_planted_crossed: int
-    n_distinct_relation_pairs: int     # distinct (relation, arg1, arg2)
-    n_entity_pairs: int                # distinct (arg1, arg2)
-    hub_tail_sum_n2: int               # Σ over entity pairs of n², n = relations per pair
+    n_distinct_relation_pairs: int  # distinct (relation, arg1, arg2)
+    n_entity_pairs: int  # distinct (arg1, arg2)
+    hub_tail_sum_n2: int  # Σ over entity pairs of n², n = relations per pair
     max_relations_per_pair: int
     seconds: float
     skipped: bool = False
@@ -264,7 +284,7 @@ def generate(
 ) -> GeneratorSummary:
     """Generate the graph and load it as one batch; skip when the same config is already loaded."""
     start = time.perf_counter()
-    apply_schema(url)
+    ensure_schema(url)
     checksum = config.checksum()
     with connect(url, autocommit=False) as conn:
         existing = conn.execute(
@@ -349,7 +369,7 @@ def generate(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.teg_generator",
+        prog="python -m warehouse.synthetic_teg",
         description="Generate a synthetic typed event graph and COPY it into the raw schema.",
     )
     parser.add_argument("--instances", type=int, default=GeneratorConfig.n_instances)
@@ -357,16 +377,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entities", type=int, default=None, help="default: instances // 8")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
-    parser.add_argument("--entity-zipf", type=float, default=GeneratorConfig.entity_zipf,
-                        help="larger = heavier hub tail (Σn²)")
-    parser.add_argument("--global-share", type=float, default=GeneratorConfig.global_share,
-                        help="share of arguments from the global popularity order (hubs)")
+    parser.add_argument(
+        "--entity-zipf",
+        type=float,
+        default=GeneratorConfig.entity_zipf,
+        help="larger = heavier hub tail (Σn²)",
+    )
+    parser.add_argument(
+        "--global-share",
+        type=float,
+        default=GeneratorConfig.global_share,
+        help="share of arguments from the global popularity order (hubs)",
+    )
     parser.add_argument("--url", default=None, help="database URL (default: the project's database)")
     parser.add_argument("--replace", action="store_true", help="replace a batch with the same settings")
     args = parser.parse_args(argv)
     config = GeneratorConfig(
-        n_instances=args.instances, n_relations=args.relations, seed=args.seed, n_entities=args.entities,
-        relation_zipf=args.relation_zipf, entity_zipf=args.entity_zipf, global_share=args.global_share,
+        n_instances=args.instances,
+        n_relations=args.relations,
+        seed=args.seed,
+        n_entities=args.entities,
+        relation_zipf=args.relation_zipf,
+        entity_zipf=args.entity_zipf,
+        global_share=args.global_share,
     )
     summary = generate(config, args.url, replace=args.replace)
     print(json.dumps(summary.as_dict(), indent=2))

@@ -29,14 +29,14 @@ where the pools allow), so the paper's default thresholds accept the planted rul
 from __future__ import annotations
 
 import json
-import math
 import random
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extract.records import Document, Mention
+from deppath.records import Document, Mention
+from warehouse.scores import esr, relv, sigma
 
 DEFAULT_SIZE = 50
 DEFAULT_SEED = 7
@@ -152,144 +152,422 @@ RELATIONS: dict[str, Relation] = {
     r.name: r
     for r in (
         # --- straight planted pairs ---
-        Relation("acquire", "company", "company", (
-            _f("nsubj^-___acquire___dobj", "a",
-               "{a} acquired {b}.", "{a} has acquired {b}.", "In {year}, {a} acquired {b}.",
-               "{a} quietly acquired {b} in {year}.", "{a} acquired {b} for an undisclosed sum."),
-            _f("nsubjpass^-___acquire___prep___by___pobj", "b",
-               "{b} was acquired by {a}.", "{b} was acquired by {a} in {year}."),
-        )),
-        Relation("buy", "company", "company", (
-            _f("nsubj^-___buy___dobj", "a",
-               "{a} bought {b}.", "{a} has bought {b}.", "In {year}, {a} bought {b}.",
-               "{a} bought {b} last year.", "{a} eventually bought {b} after long talks."),
-            _f("nsubjpass^-___buy___prep___by___pobj", "b",
-               "{b} was bought by {a}.", "{b} was bought by {a} in {year}."),
-        )),
-        Relation("capital_of", "city", "country", (
-            _f("nsubj^-___capital___prep___of___pobj", "a",
-               "{a} is the capital of {b}.", "{a} has been the capital of {b} since {year}.",
-               "{a} was the capital of {b} in {year}.", "In {year}, {a} was still the capital of {b}."),
-            _f(None, "a", "{a}, the capital of {b}, hosted a summit in {year}.",
-               rejected_by="rule1_subject_end"),
-        )),
-        Relation("located_in", "city", "country", (
-            _f("nsubjpass^-___locate___prep___in___pobj", "a",
-               "{a} is located in {b}.", "{a} is located in northern {b}.",
-               "{a} is still located in {b}."),
-        )),
-        Relation("defeat", "team", "team", (
-            _f("nsubj^-___defeat___dobj", "a",
-               "The {a} defeated the {b}.", "The {a} defeated the {b} on Sunday.",
-               "In {year}, the {a} narrowly defeated the {b}.", "The {a} have defeated the {b} again."),
-            _f("nsubjpass^-___defeat___prep___by___pobj", "b",
-               "The {b} were defeated by the {a}.", "The {b} were defeated by the {a} in {year}."),
-        )),
-        Relation("play_against", "team", "team", (
-            _f("nsubj^-___play___prep___against___pobj", "a",
-               "The {a} played against the {b}.", "The {a} played against the {b} on Saturday.",
-               "In {year}, the {a} played against the {b}.", "The {a} will play against the {b} next week."),
-        )),
-        Relation("born_in", "person", "city", (
-            _f("nsubjpass^-___bear___prep___in___pobj", "a",
-               "{a} was born in {b}.", "{a} was born in {b} in {year}.", "In {year}, {a} was born in {b}."),
-        )),
-        Relation("be_from", "person", "city", (
-            _f("nsubj^-___be___prep___from___pobj", "a",
-               "{a} is from {b}.", "{a} is originally from {b}.", "{a} is from {b}, according to friends."),
-            _f("nsubj^-___come___prep___from___pobj", "a",
-               "{a} comes from {b}.", "{a} originally comes from {b}."),
-        )),
-        Relation("graduate_from", "person", "university", (
-            _f("nsubj^-___graduate___prep___from___pobj", "a",
-               "{a} graduated from {b}.", "{a} graduated from {b} in {year}.",
-               "In {year}, {a} graduated from {b}.", "{a} graduated from {b} with honours."),
-        )),
-        Relation("attend", "person", "university", (
-            _f("nsubj^-___attend___dobj", "a",
-               "{a} attended {b}.", "{a} attended {b} for two years.", "In {year}, {a} attended {b}."),
-            _f("nsubj^-___study___prep___at___pobj", "a",
-               "{a} studied at {b}.", "{a} studied at {b} in {year}."),
-        )),
-        Relation("chief_of", "person", "company", (
-            _f("nsubj^-___executive___prep___of___pobj", "a",
-               "{a} is the chief executive of {b}.", "{a} was the chief executive of {b} in {year}.",
-               "{a} has been the chief executive of {b} since {year}."),
-            _f(None, "a", "{a}, the chief executive of {b}, declined to comment.",
-               rejected_by="rule1_subject_end"),
-        )),
-        Relation("run", "person", "company", (
-            _f("nsubj^-___run___dobj", "a",
-               "{a} runs {b}.", "{a} ran {b} in {year}.", "{a} has run {b} for years."),
-        )),
-        Relation("invade", "country", "country", (
-            _f("nsubj^-___invade___dobj", "a", "{a} invaded {b}.", "In {year}, {a} invaded {b}.",
-               "{a} invaded {b} in {year}."),
-            _f("nsubjpass^-___invade___prep___by___pobj", "b", "{b} was invaded by {a}.",
-               "{b} was invaded by {a} in {year}."),
-        )),
-        Relation("attack", "country", "country", (
-            _f("nsubj^-___attack___dobj", "a", "{a} attacked {b}.", "In {year}, {a} attacked {b}.",
-               "{a} attacked {b} without warning."),
-        )),
+        Relation(
+            "acquire",
+            "company",
+            "company",
+            (
+                _f(
+                    "nsubj^-___acquire___dobj",
+                    "a",
+                    "{a} acquired {b}.",
+                    "{a} has acquired {b}.",
+                    "In {year}, {a} acquired {b}.",
+                    "{a} quietly acquired {b} in {year}.",
+                    "{a} acquired {b} for an undisclosed sum.",
+                ),
+                _f(
+                    "nsubjpass^-___acquire___prep___by___pobj",
+                    "b",
+                    "{b} was acquired by {a}.",
+                    "{b} was acquired by {a} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "buy",
+            "company",
+            "company",
+            (
+                _f(
+                    "nsubj^-___buy___dobj",
+                    "a",
+                    "{a} bought {b}.",
+                    "{a} has bought {b}.",
+                    "In {year}, {a} bought {b}.",
+                    "{a} bought {b} last year.",
+                    "{a} eventually bought {b} after long talks.",
+                ),
+                _f(
+                    "nsubjpass^-___buy___prep___by___pobj",
+                    "b",
+                    "{b} was bought by {a}.",
+                    "{b} was bought by {a} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "capital_of",
+            "city",
+            "country",
+            (
+                _f(
+                    "nsubj^-___capital___prep___of___pobj",
+                    "a",
+                    "{a} is the capital of {b}.",
+                    "{a} has been the capital of {b} since {year}.",
+                    "{a} was the capital of {b} in {year}.",
+                    "In {year}, {a} was still the capital of {b}.",
+                ),
+                _f(
+                    None,
+                    "a",
+                    "{a}, the capital of {b}, hosted a summit in {year}.",
+                    rejected_by="rule1_subject_end",
+                ),
+            ),
+        ),
+        Relation(
+            "located_in",
+            "city",
+            "country",
+            (
+                _f(
+                    "nsubjpass^-___locate___prep___in___pobj",
+                    "a",
+                    "{a} is located in {b}.",
+                    "{a} is located in northern {b}.",
+                    "{a} is still located in {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "defeat",
+            "team",
+            "team",
+            (
+                _f(
+                    "nsubj^-___defeat___dobj",
+                    "a",
+                    "The {a} defeated the {b}.",
+                    "The {a} defeated the {b} on Sunday.",
+                    "In {year}, the {a} narrowly defeated the {b}.",
+                    "The {a} have defeated the {b} again.",
+                ),
+                _f(
+                    "nsubjpass^-___defeat___prep___by___pobj",
+                    "b",
+                    "The {b} were defeated by the {a}.",
+                    "The {b} were defeated by the {a} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "play_against",
+            "team",
+            "team",
+            (
+                _f(
+                    "nsubj^-___play___prep___against___pobj",
+                    "a",
+                    "The {a} played against the {b}.",
+                    "The {a} played against the {b} on Saturday.",
+                    "In {year}, the {a} played against the {b}.",
+                    "The {a} will play against the {b} next week.",
+                ),
+            ),
+        ),
+        Relation(
+            "born_in",
+            "person",
+            "city",
+            (
+                _f(
+                    "nsubjpass^-___bear___prep___in___pobj",
+                    "a",
+                    "{a} was born in {b}.",
+                    "{a} was born in {b} in {year}.",
+                    "In {year}, {a} was born in {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "be_from",
+            "person",
+            "city",
+            (
+                _f(
+                    "nsubj^-___be___prep___from___pobj",
+                    "a",
+                    "{a} is from {b}.",
+                    "{a} is originally from {b}.",
+                    "{a} is from {b}, according to friends.",
+                ),
+                _f(
+                    "nsubj^-___come___prep___from___pobj",
+                    "a",
+                    "{a} comes from {b}.",
+                    "{a} originally comes from {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "graduate_from",
+            "person",
+            "university",
+            (
+                _f(
+                    "nsubj^-___graduate___prep___from___pobj",
+                    "a",
+                    "{a} graduated from {b}.",
+                    "{a} graduated from {b} in {year}.",
+                    "In {year}, {a} graduated from {b}.",
+                    "{a} graduated from {b} with honours.",
+                ),
+            ),
+        ),
+        Relation(
+            "attend",
+            "person",
+            "university",
+            (
+                _f(
+                    "nsubj^-___attend___dobj",
+                    "a",
+                    "{a} attended {b}.",
+                    "{a} attended {b} for two years.",
+                    "In {year}, {a} attended {b}.",
+                ),
+                _f(
+                    "nsubj^-___study___prep___at___pobj",
+                    "a",
+                    "{a} studied at {b}.",
+                    "{a} studied at {b} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "chief_of",
+            "person",
+            "company",
+            (
+                _f(
+                    "nsubj^-___executive___prep___of___pobj",
+                    "a",
+                    "{a} is the chief executive of {b}.",
+                    "{a} was the chief executive of {b} in {year}.",
+                    "{a} has been the chief executive of {b} since {year}.",
+                ),
+                _f(
+                    None,
+                    "a",
+                    "{a}, the chief executive of {b}, declined to comment.",
+                    rejected_by="rule1_subject_end",
+                ),
+            ),
+        ),
+        Relation(
+            "run",
+            "person",
+            "company",
+            (
+                _f(
+                    "nsubj^-___run___dobj",
+                    "a",
+                    "{a} runs {b}.",
+                    "{a} ran {b} in {year}.",
+                    "{a} has run {b} for years.",
+                ),
+            ),
+        ),
+        Relation(
+            "invade",
+            "country",
+            "country",
+            (
+                _f(
+                    "nsubj^-___invade___dobj",
+                    "a",
+                    "{a} invaded {b}.",
+                    "In {year}, {a} invaded {b}.",
+                    "{a} invaded {b} in {year}.",
+                ),
+                _f(
+                    "nsubjpass^-___invade___prep___by___pobj",
+                    "b",
+                    "{b} was invaded by {a}.",
+                    "{b} was invaded by {a} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "attack",
+            "country",
+            "country",
+            (
+                _f(
+                    "nsubj^-___attack___dobj",
+                    "a",
+                    "{a} attacked {b}.",
+                    "In {year}, {a} attacked {b}.",
+                    "{a} attacked {b} without warning.",
+                ),
+            ),
+        ),
         # --- crossed planted pairs ---
-        Relation("sell_to", "company", "company", (
-            _f("nsubj^-___sell___prep___to___pobj", "a",
-               "{a} sells to {b}.", "{a} has been selling to {b} since {year}.", "{a} mainly sells to {b}."),
-        )),
-        Relation("buy_from", "company", "company", (
-            _f("nsubj^-___buy___prep___from___pobj", "a",
-               "{a} buys from {b}.", "{a} has been buying from {b} since {year}.",
-               "{a} mostly buys from {b}."),
-        )),
-        Relation("employ", "company", "person", (
-            _f("nsubj^-___employ___dobj", "a", "{a} employs {b}.", "{a} employed {b} in {year}.",
-               "{a} has employed {b} since {year}."),
-        )),
-        Relation("work_for", "person", "company", (
-            _f("nsubj^-___work___prep___for___pobj", "a",
-               "{a} works for {b}.", "{a} has worked for {b} since {year}.", "{a} worked for {b} in {year}.",
-               "{a} still works for {b}."),
-        )),
-        Relation("headed_by", "company", "person", (
-            _f("nsubjpass^-___head___prep___by___pobj", "a",
-               "{a} is headed by {b}.", "{a} was headed by {b} in {year}.",
-               "{a} has been headed by {b} since {year}."),
-        )),
-        Relation("lead", "person", "company", (
-            _f("nsubj^-___lead___dobj", "a",
-               "{a} leads {b}.", "{a} led {b} in {year}.", "{a} has led {b} since {year}."),
-        )),
-        Relation("hire", "company", "person", (
-            _f("nsubj^-___hire___dobj", "a", "{a} hired {b}.", "In {year}, {a} hired {b}.",
-               "{a} hired {b} last spring."),
-        )),
-        Relation("join", "person", "company", (
-            _f("nsubj^-___join___dobj", "a", "{a} joined {b}.", "In {year}, {a} joined {b}.",
-               "{a} joined {b} as an engineer."),
-        )),
+        Relation(
+            "sell_to",
+            "company",
+            "company",
+            (
+                _f(
+                    "nsubj^-___sell___prep___to___pobj",
+                    "a",
+                    "{a} sells to {b}.",
+                    "{a} has been selling to {b} since {year}.",
+                    "{a} mainly sells to {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "buy_from",
+            "company",
+            "company",
+            (
+                _f(
+                    "nsubj^-___buy___prep___from___pobj",
+                    "a",
+                    "{a} buys from {b}.",
+                    "{a} has been buying from {b} since {year}.",
+                    "{a} mostly buys from {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "employ",
+            "company",
+            "person",
+            (
+                _f(
+                    "nsubj^-___employ___dobj",
+                    "a",
+                    "{a} employs {b}.",
+                    "{a} employed {b} in {year}.",
+                    "{a} has employed {b} since {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "work_for",
+            "person",
+            "company",
+            (
+                _f(
+                    "nsubj^-___work___prep___for___pobj",
+                    "a",
+                    "{a} works for {b}.",
+                    "{a} has worked for {b} since {year}.",
+                    "{a} worked for {b} in {year}.",
+                    "{a} still works for {b}.",
+                ),
+            ),
+        ),
+        Relation(
+            "headed_by",
+            "company",
+            "person",
+            (
+                _f(
+                    "nsubjpass^-___head___prep___by___pobj",
+                    "a",
+                    "{a} is headed by {b}.",
+                    "{a} was headed by {b} in {year}.",
+                    "{a} has been headed by {b} since {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "lead",
+            "person",
+            "company",
+            (
+                _f(
+                    "nsubj^-___lead___dobj",
+                    "a",
+                    "{a} leads {b}.",
+                    "{a} led {b} in {year}.",
+                    "{a} has led {b} since {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "hire",
+            "company",
+            "person",
+            (
+                _f(
+                    "nsubj^-___hire___dobj",
+                    "a",
+                    "{a} hired {b}.",
+                    "In {year}, {a} hired {b}.",
+                    "{a} hired {b} last spring.",
+                ),
+            ),
+        ),
+        Relation(
+            "join",
+            "person",
+            "company",
+            (
+                _f(
+                    "nsubj^-___join___dobj",
+                    "a",
+                    "{a} joined {b}.",
+                    "In {year}, {a} joined {b}.",
+                    "{a} joined {b} as an engineer.",
+                ),
+            ),
+        ),
         # --- noise: random entity pairs, no entailment planted ---
-        Relation("visit", "person", "city", (
-            _f("nsubj^-___visit___dobj", "a", "{a} visited {b}.", "{a} visited {b} in {year}."),
-        )),
-        Relation("meet", "person", "person", (
-            _f("nsubj^-___meet___dobj", "a", "{a} met {b}.", "{a} met {b} in {year}."),
-        )),
-        Relation("praise", "person", "company", (
-            _f("nsubj^-___praise___dobj", "a", "{a} praised {b}.", "{a} publicly praised {b}."),
-        )),
-        Relation("sue", "company", "company", (
-            _f("nsubj^-___sue___dobj", "a", "{a} sued {b}.", "In {year}, {a} sued {b}."),
-        )),
-        Relation("criticize", "person", "country", (
-            _f("nsubj^-___criticize___dobj", "a", "{a} criticized {b}.", "{a} sharply criticized {b}."),
-        )),
-        Relation("sponsor", "company", "team", (
-            _f("nsubj^-___sponsor___dobj", "a", "{a} sponsors the {b}.", "{a} sponsored the {b} in {year}."),
-        )),
-        Relation("finance", "company", "university", (
-            _f("nsubj^-___finance___dobj", "a", "{a} financed {b}.", "In {year}, {a} financed {b}."),
-        )),
+        Relation(
+            "visit",
+            "person",
+            "city",
+            (_f("nsubj^-___visit___dobj", "a", "{a} visited {b}.", "{a} visited {b} in {year}."),),
+        ),
+        Relation(
+            "meet",
+            "person",
+            "person",
+            (_f("nsubj^-___meet___dobj", "a", "{a} met {b}.", "{a} met {b} in {year}."),),
+        ),
+        Relation(
+            "praise",
+            "person",
+            "company",
+            (_f("nsubj^-___praise___dobj", "a", "{a} praised {b}.", "{a} publicly praised {b}."),),
+        ),
+        Relation(
+            "sue",
+            "company",
+            "company",
+            (_f("nsubj^-___sue___dobj", "a", "{a} sued {b}.", "In {year}, {a} sued {b}."),),
+        ),
+        Relation(
+            "criticize",
+            "person",
+            "country",
+            (_f("nsubj^-___criticize___dobj", "a", "{a} criticized {b}.", "{a} sharply criticized {b}."),),
+        ),
+        Relation(
+            "sponsor",
+            "company",
+            "team",
+            (
+                _f(
+                    "nsubj^-___sponsor___dobj",
+                    "a",
+                    "{a} sponsors the {b}.",
+                    "{a} sponsored the {b} in {year}.",
+                ),
+            ),
+        ),
+        Relation(
+            "finance",
+            "company",
+            "university",
+            (_f("nsubj^-___finance___dobj", "a", "{a} financed {b}.", "In {year}, {a} financed {b}."),),
+        ),
     )
 }
 
@@ -312,8 +590,11 @@ NOISE_RELATIONS = ("visit", "meet", "praise", "sue", "criticize", "sponsor", "fi
 # Sentences with one mention only (no pair: realistic filler, counted as sentences).
 SINGLE_TEMPLATES: dict[str, tuple[str, ...]] = {
     "person": ("{a} declined to comment.", "{a} gave a speech on Monday.", "{a} retired in {year}."),
-    "company": ("{a} reported record profits.", "Shares of {a} fell sharply in {year}.",
-                "{a} opened a new plant."),
+    "company": (
+        "{a} reported record profits.",
+        "Shares of {a} fell sharply in {year}.",
+        "{a} opened a new plant.",
+    ),
     "team": ("The {a} won the championship in {year}.", "The {a} signed a new coach."),
     "university": ("{a} was founded in {year}.", "{a} opened a new library."),
     "city": ("{a} hosted a jazz festival in {year}.", "Tourism in {a} grew quickly."),
@@ -408,8 +689,9 @@ def build_world(rng: random.Random) -> dict[str, list[Entity]]:
     for country in world["country"]:
         for i, name in enumerate(_invented_names(rng, CITIES_PER_COUNTRY, _CITY_ENDINGS, taken)):
             cities.append(
-                Entity(_entity_id("city", name), name, "city", typed("city"), country.entity_id,
-                       capital=i == 0)
+                Entity(
+                    _entity_id("city", name), name, "city", typed("city"), country.entity_id, capital=i == 0
+                )
             )
     world["city"] = cities
     places = _invented_names(rng, POOL_SIZES["team"], _CITY_ENDINGS, taken)
@@ -428,8 +710,9 @@ def build_world(rng: random.Random) -> dict[str, list[Entity]]:
 Fact = tuple[Entity, Entity]
 
 
-def _draw_pairs(rng: random.Random, pool_a: list[Entity], pool_b: list[Entity], n: int,
-                exclude: set[tuple[str, str]]) -> list[Fact]:
+def _draw_pairs(
+    rng: random.Random, pool_a: list[Entity], pool_b: list[Entity], n: int, exclude: set[tuple[str, str]]
+) -> list[Fact]:
     """n new distinct pairs, each entity used once while the pools last (keeps esr close to 1)."""
     a_order: list[Entity] = []
     b_order: list[Entity] = []
@@ -472,13 +755,13 @@ def draw_facts(rng: random.Random, world: dict[str, list[Entity]], size: int) ->
             others = [(c, by_id[c.country]) for c in world["city"] if not c.capital and c.country]
             capitals = rng.sample(capitals, min(len(capitals), size))
             shared = capitals[: min(shared_n, len(capitals))]
-            p_only = capitals[len(shared):]
+            p_only = capitals[len(shared) :]
             h_only = rng.sample(others, min(len(others), h_only_n))
         else:
             n = shared_n + p_only_n + h_only_n
             drawn = _draw_pairs(rng, world[p_rel.kind_a], world[p_rel.kind_b], n, set())
-            shared, p_only = drawn[:shared_n], drawn[shared_n:shared_n + p_only_n]
-            h_only = drawn[shared_n + p_only_n:]
+            shared, p_only = drawn[:shared_n], drawn[shared_n : shared_n + p_only_n]
+            h_only = drawn[shared_n + p_only_n :]
         flip = (lambda fs: [(b, a) for a, b in fs]) if semantic == "crossed" else (lambda fs: list(fs))
         facts[p_name] = shared + p_only
         facts[h_name] = flip(shared) + flip(h_only)
@@ -519,7 +802,7 @@ def render(template: str, a: Entity, b: Entity | None, year: int) -> Sentence:
         literal = template[pos:start]
         out.append(literal)
         length += len(literal)
-        key = template[start + 1:end]
+        key = template[start + 1 : end]
         if key == "year":
             value, entity = str(year), None
         elif key in ("a", "b"):
@@ -595,15 +878,21 @@ def generate(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> DemoCorpus:
     documents: list[dict] = []
     i = 0
     while i < len(sentences):
-        group = sentences[i:i + rng.choice((1, 2, 2, 3))]
+        group = sentences[i : i + rng.choice((1, 2, 2, 3))]
         i += len(group)
         text_parts: list[str] = []
         mentions: list[dict] = []
         offset = 0
         for s in group:
             for start, end, entity in s.mentions:
-                mentions.append({"start": offset + start, "end": offset + end, "entity": entity.entity_id,
-                                 "name": entity.name})
+                mentions.append(
+                    {
+                        "start": offset + start,
+                        "end": offset + end,
+                        "entity": entity.entity_id,
+                        "name": entity.name,
+                    }
+                )
             text_parts.append(s.text)
             offset += len(s.text) + 1
         doc_id = f"demo-{len(documents) + 1:05d}"
@@ -678,7 +967,7 @@ def template_documents(samples: int = 6, seed: int = 1) -> Iterator[tuple[Docume
 
 def verify_templates(samples: int = 6, processes: int = 1) -> list[TemplateCheck]:
     """Run the real extractor on every template (several entity pairs each) and compare the a–b path."""
-    from extract.nlp import extract_documents
+    from extract.pipeline import extract_documents
 
     items = list(template_documents(samples))
     by_id = {doc.document_id: (name, fi, tpl, exp) for doc, name, fi, tpl, exp in items}
@@ -687,8 +976,11 @@ def verify_templates(samples: int = 6, processes: int = 1) -> list[TemplateCheck
     for doc, result in extract_documents((d for d, *_ in items), processes=processes):
         name, fi, tpl, expected = by_id[doc.document_id]
         a_id, b_id = doc.mentions[0].entity_id, doc.mentions[1].entity_id
-        got = [f"{i.path}|{i.arg1_entity_id}|{i.arg2_entity_id}" for i in result.instances
-               if {i.arg1_entity_id, i.arg2_entity_id} == {a_id, b_id}]
+        got = [
+            f"{i.path}|{i.arg1_entity_id}|{i.arg2_entity_id}"
+            for i in result.instances
+            if {i.arg1_entity_id, i.arg2_entity_id} == {a_id, b_id}
+        ]
         if got:
             outcome = got[0]
         elif result.rejections:
@@ -744,33 +1036,43 @@ def path_pairs(facts: dict[str, list[Fact]], relation: str) -> set[tuple[str, st
     return {(b.entity_id, a.entity_id) for a, b in pairs}
 
 
-def scores(premise: set[tuple[str, str]], hypothesis: set[tuple[str, str]], n_entities: int,
-           alignment: str = "straight") -> ExpectedScore:
-    """Relv, σ and esr of DESIGN §5 for two sets of entity pairs (natural log; crossed = B read (y, x))."""
+def scores(
+    premise: set[tuple[str, str]],
+    hypothesis: set[tuple[str, str]],
+    n_entities: int,
+    alignment: str = "straight",
+) -> ExpectedScore:
+    """Relv, σ and esr (docs/design.md §5, :mod:`warehouse.scores`) for two sets of entity pairs
+    (crossed = B read (y, x))."""
     if alignment == "crossed":
         hypothesis = {(y, x) for x, y in hypothesis}
     overlap = premise & hypothesis
-    a, b, ov, e2 = len(premise), len(hypothesis), len(overlap), float(n_entities) ** 2
+    a, b, ov = len(premise), len(hypothesis), len(overlap)
     arg1 = {x for x, _ in overlap}
     arg2 = {y for _, y in overlap}
     if not ov:
         return ExpectedScore(a, b, 0, 0, 0, 0.0, 0.0, 0.0)
-    p_b_given_a = ov / a
-    relv = ov * e2 / (a * b)
-    relv_not = (1 - p_b_given_a) / (1 - b / e2)
-    total = p_b_given_a * math.log(relv)
-    if p_b_given_a < 1:  # a term with P(¬B|A) = 0 contributes 0
-        total += (1 - p_b_given_a) * math.log(relv_not)
-    sigma = 2 * ov * total
-    esr = len(arg1 | arg2) / (2 * ov)
-    return ExpectedScore(a, b, ov, len(arg1), len(arg2), relv, sigma, esr)
+    return ExpectedScore(
+        a,
+        b,
+        ov,
+        len(arg1),
+        len(arg2),
+        relv(ov, a, b, n_entities),
+        sigma(ov, a, b, n_entities),
+        esr(len(arg1 | arg2), ov),
+    )
 
 
 def expected_scores(corpus: DemoCorpus) -> dict[str, ExpectedScore]:
     """Per planted rule: untyped scores from the facts, |E| = entities occurring in some fact."""
     entities = {e.entity_id for pairs in corpus.facts.values() for pair in pairs for e in pair}
     return {
-        rule.name: scores(path_pairs(corpus.facts, rule.premise), path_pairs(corpus.facts, rule.hypothesis),
-                          len(entities), rule.alignment)
+        rule.name: scores(
+            path_pairs(corpus.facts, rule.premise),
+            path_pairs(corpus.facts, rule.hypothesis),
+            len(entities),
+            rule.alignment,
+        )
         for rule in PLANTED_RULES
     }

@@ -50,16 +50,3 @@ class ExtractionResult:
 
     instances: list[PathInstance] = field(default_factory=list)
     rejections: dict[str, int] = field(default_factory=dict)
-
-
-class InputError(ValueError):
-    """Bad input: always names the file, the line and the problem."""
-
-    def __init__(self, file: str, line: int | None, problem: str):
-        self.file, self.line, self.problem = file, line, problem
-        where = f"{file}:{line}" if line is not None else file
-        super().__init__(f"{where}: {problem}")
-
-    def __reduce__(self) -> tuple:
-        # picklable (the loader's worker processes send it back as a document's outcome)
-        return type(self), (self.file, self.line, self.problem)

@@ -5,7 +5,7 @@ as alternating labels and lemmas joined by ``___`` (labels at even, lemmas at od
 walked from dependent to head carries ``^-``. "Bezos leads Amazon": ``nsubj^-___lead___dobj``.
 
 Parses come from spaCy (ClearNLP labels) or from CoNLL-U files; :class:`DepSentence` holds either and
-converts ClearNLP to Stanford basic (label table in :mod:`extract.labels`, copula re-heading) once.
+converts ClearNLP to Stanford basic (label table in :mod:`deppath.labels`, copula re-heading) once.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from extract.filters import rejection_rule  # re-exported: part of the path API (BRIEF contracts)
-from extract.labels import STANFORD_LABELS, stanford_label
+from deppath.filters import rejection_rule  # re-exported: part of the path API (BRIEF contracts)
+from deppath.labels import STANFORD_LABELS, stanford_label
 
 if TYPE_CHECKING:  # spaCy is only needed to build sentences from parses
     from spacy.tokens import Span
@@ -100,8 +100,9 @@ class DepSentence:
         return cls.from_doc(span.doc, span.start, span.end, arrays)
 
     @classmethod
-    def from_doc(cls, doc: Any, first: int, end: int, arrays: Any = None, text: str | None = None
-                 ) -> DepSentence:
+    def from_doc(
+        cls, doc: Any, first: int, end: int, arrays: Any = None, text: str | None = None
+    ) -> DepSentence:
         """Tokens [first, end) of a parsed spaCy Doc; ``text`` = the Doc's text if the caller has it."""
         if arrays is None:
             arrays = doc_arrays(doc)
@@ -115,8 +116,17 @@ class DepSentence:
                 lemma = _surface_case(form, lemma)
             h = rel_head[i]
             start = idx[i]
-            tokens.append(DepToken(form, lemma, strings[tag_ids[i]], strings[dep_ids[i]],
-                                   i + h - first if h else -1, start, start + len(form)))
+            tokens.append(
+                DepToken(
+                    form,
+                    lemma,
+                    strings[tag_ids[i]],
+                    strings[dep_ids[i]],
+                    i + h - first if h else -1,
+                    start,
+                    start + len(form),
+                )
+            )
         if not tokens:
             return cls(tokens, "", 0, "clear")
         s0, e0 = tokens[0].start, tokens[-1].end
@@ -132,7 +142,7 @@ class DepSentence:
         The text is ``# text =`` when given, else the forms joined by spaces. ``scheme``: ``"clear"``
         or ``"stanford"``; None = detect (Stanford-only labels such as cop/rcmod/nn → ``"stanford"``).
         Raises ``ValueError`` naming the token line on malformed input (the caller adds file/line).
-        Use :func:`extract.labels.check_label_set` first to reject Universal Dependencies labels.
+        Use :func:`deppath.labels.check_label_set` first to reject Universal Dependencies labels.
         """
         text = None
         rows: list[list[str]] = []
@@ -206,6 +216,7 @@ class DepSentence:
         candidates = [i for i in range(first, last + 1) if not first <= tokens[i].head <= last]
         if len(candidates) == 1:
             return candidates[0]
+
         # The parse split the mention: ignore punctuation ("Yahoo !") and prefer nominal tokens.
         def rank(i: int) -> tuple[int, int, int]:
             depth, j = 0, i
@@ -215,6 +226,7 @@ class DepSentence:
             tag = tokens[i].tag
             is_punct = tokens[i].dep == "punct" or not tag[:1].isalnum()
             return (is_punct, not tag.startswith(("NN", "PRP", "CD")), depth)
+
         return min(candidates, key=rank)
 
 
@@ -250,7 +262,7 @@ _PREPOSITIONAL_PARTICLES = frozenset(
 
 
 def _to_stanford(sent: DepSentence) -> DepSentence:
-    """ClearNLP → Stanford basic: map labels (extract.labels) and head copular clauses on the predicate."""
+    """ClearNLP → Stanford basic: map labels (deppath.labels) and head copular clauses on the predicate."""
     toks = sent.tokens
     n = len(toks)
     heads = [t.head for t in toks]
@@ -270,11 +282,14 @@ def _to_stanford(sent: DepSentence) -> DepSentence:
     for i, t in enumerate(toks):
         if t.dep in ("acl", "dative"):
             kids = children[i]
-            deps.append(stanford_label(
-                t.dep, t.tag,
-                has_to_marker=any(toks[k].tag == "TO" and toks[k].dep == "aux" for k in kids),
-                has_pobj=any(toks[k].dep == "pobj" for k in kids),
-            ))
+            deps.append(
+                stanford_label(
+                    t.dep,
+                    t.tag,
+                    has_to_marker=any(toks[k].tag == "TO" and toks[k].dep == "aux" for k in kids),
+                    has_pobj=any(toks[k].dep == "pobj" for k in kids),
+                )
+            )
         else:
             deps.append(stanford_label(t.dep, t.tag))
     # Copula re-heading (DESIGN §3): "A is B's leader" → nsubj(leader, A), cop(leader, is). Only a
@@ -327,8 +342,12 @@ def _to_stanford(sent: DepSentence) -> DepSentence:
     # A to-infinitive modifying a noun ("the team to beat") is Stanford's infmod, whatever spaCy called it.
     for i in range(n):
         h = heads[i]
-        if (deps[i] in ("rcmod", "xcomp", "partmod", "dep") and h >= 0 and toks[h].tag.startswith("NN")
-                and any(toks[k].tag == "TO" and deps[k] == "aux" for k in children[i])):
+        if (
+            deps[i] in ("rcmod", "xcomp", "partmod", "dep")
+            and h >= 0
+            and toks[h].tag.startswith("NN")
+            and any(toks[k].tag == "TO" and deps[k] == "aux" for k in children[i])
+        ):
             deps[i] = "infmod"
     # attr of a verb other than "be" ("became president") is xcomp in Stanford basic.
     for i in range(n):

@@ -1,7 +1,7 @@
 """`sherliic-demo` (`make demo`): the project's main job on a fresh machine, end to end.
 
 1. start the embedded Postgres (or use DATABASE_URL) and create the raw schema;
-2. generate the synthetic demo corpus (:mod:`extract.demo`) into ``out/demo/`` (corpus.jsonl, types.tsv);
+2. generate the synthetic demo corpus (:mod:`demo.generator`) into ``out/demo/`` (corpus.jsonl, types.tsv);
 3. load the type table and the corpus (spaCy parse, dependency paths, Appendix-A filters, COPY);
 4. ``dbt build``: staging → intermediate → marts (TEG, InfCands) plus data tests and unit tests;
 5. print what came out, and how many of the planted entailments are among the inference candidates.
@@ -24,18 +24,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from extract import demo
-from extract.db import apply_schema, database_url
-from extract.dbt_runner import run_dbt
-from extract.load import load_corpus, load_types
-from extract.settings import OUT_DIR
+from demo import generator
+from extract.batches import load_corpus, load_types
+from warehouse.dbt import run_dbt
+from warehouse.server import database_url, ensure_schema
+from warehouse.settings import OUT_DIR
 
 
 @dataclass(frozen=True)
 class PlantedResult:
     """The best inference candidate found for a planted rule (None fields: missed)."""
 
-    rule: demo.PlantedRule
+    rule: generator.PlantedRule
     relv: float | None = None
     sigma: float | None = None
     esr: float | None = None
@@ -100,17 +100,17 @@ def _step(console: Console, timings: dict[str, float], name: str, label: str, fn
 
 def classify_candidate(premise_path: str, hypothesis_path: str, alignment: str) -> str:
     """Kind of an InfCand's path pair relative to what the generator planted."""
-    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in demo.PLANTED_RULES}
-    reverse = {(r.hypothesis_path, r.premise_path, r.alignment) for r in demo.PLANTED_RULES}
+    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in generator.PLANTED_RULES}
+    reverse = {(r.hypothesis_path, r.premise_path, r.alignment) for r in generator.PLANTED_RULES}
     key = (premise_path, hypothesis_path, alignment)
     if key in planted:
         return "planted"
     if key in reverse:
         return "reverse of planted"
-    noise = demo.noise_paths()
+    noise = generator.noise_paths()
     if premise_path in noise or hypothesis_path in noise:
         return "noise relation"
-    family = demo.related_paths()
+    family = generator.related_paths()
     if premise_path in family and family.get(premise_path) == family.get(hypothesis_path):
         return "same planted family"
     return "unrelated"
@@ -153,7 +153,7 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
             kinds[kind] = kinds.get(kind, 0) + n
         summary.candidate_kinds = kinds
         summary.planted = []
-        for rule in demo.PLANTED_RULES:
+        for rule in generator.PLANTED_RULES:
             rows = conn.execute(
                 """
                 select relv, sigma, esr, rank_for_hypothesis,
@@ -168,8 +168,9 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
             if rows:
                 relv, sigma, esr, rank, p_types, h_types = rows[0]
                 summary.planted.append(
-                    PlantedResult(rule, float(relv), float(sigma), float(esr), int(rank), p_types, h_types,
-                                  len(rows))
+                    PlantedResult(
+                        rule, float(relv), float(sigma), float(esr), int(rank), p_types, h_types, len(rows)
+                    )
                 )
             else:
                 summary.planted.append(PlantedResult(rule))
@@ -227,50 +228,85 @@ _EVIDENCE_SQL = {
 
 def run_demo(
     url: str | None = None,
-    size: int = demo.DEFAULT_SIZE,
-    seed: int = demo.DEFAULT_SEED,
+    size: int = generator.DEFAULT_SIZE,
+    seed: int = generator.DEFAULT_SEED,
     out_dir: Path | str | None = None,
     processes: int = 2,
     console: Console | None = None,
     dbt_verbose: bool = False,
 ) -> DemoSummary:
     """The whole demo job on the database at `url` (default: the project's database)."""
-    if size < demo.MIN_SIZE:  # before touching any database
-        raise ValueError(f"--size must be at least {demo.MIN_SIZE} (got {size})")
+    if size < generator.MIN_SIZE:  # before touching any database
+        raise ValueError(f"--size must be at least {generator.MIN_SIZE} (got {size})")
     console = console or Console()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    url = _step(console, timings, "database", "start the database and create the raw schema",
-                _prepare_db, url)
+    url = _step(
+        console, timings, "database", "start the database and create the raw schema", _prepare_db, url
+    )
     out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
     corpus_path, types_path, corpus = _step(
-        console, timings, "generate", f"generate the demo corpus (size {size}, seed {seed}) into {out_dir}",
-        demo.write_corpus, out_dir, size, seed,
+        console,
+        timings,
+        "generate",
+        f"generate the demo corpus (size {size}, seed {seed}) into {out_dir}",
+        generator.write_corpus,
+        out_dir,
+        size,
+        seed,
     )
     console.print(
         f"  {len(corpus.documents)} documents, {corpus.n_sentences} sentences, {corpus.n_entities} entities, "
-        f"{len(corpus.type_rows)} type rows, {len(demo.PLANTED_RULES)} planted rules"
+        f"{len(corpus.type_rows)} type rows, {len(generator.PLANTED_RULES)} planted rules"
     )
-    _step(console, timings, "load_types", "load the entity types (types.tsv)",
-          load_types, types_path, "tsv", url, replace=True, type_source="demo")
+    _step(
+        console,
+        timings,
+        "load_types",
+        "load the entity types (types.tsv)",
+        load_types,
+        types_path,
+        "tsv",
+        url,
+        replace=True,
+        type_source="demo",
+    )
     with Progress(
-        TextColumn("  parsing"), BarColumn(), MofNCompleteColumn(), TextColumn("documents"),
-        TimeElapsedColumn(), console=console, transient=True,
+        TextColumn("  parsing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("documents"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
     ) as bar:
         task = bar.add_task("parse", total=len(corpus.documents))
         loaded = _step(
-            console, timings, "load_corpus",
+            console,
+            timings,
+            "load_corpus",
             f"parse and load the corpus (spaCy, dependency paths, Appendix-A filters; {processes} processes)",
-            load_corpus, corpus_path, "jsonl", url, replace=True, processes=processes,
+            load_corpus,
+            corpus_path,
+            "jsonl",
+            url,
+            replace=True,
+            processes=processes,
             progress=lambda n: bar.advance(task, n),
         )
     dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
     with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
-        _step(console, timings, "dbt_build", "dbt build (models, data tests, unit tests)",
-              run_dbt, dbt_args, url)
+        _step(
+            console,
+            timings,
+            "dbt_build",
+            "dbt build (models, data tests, unit tests)",
+            run_dbt,
+            dbt_args,
+            url,
+        )
     summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences)
-    _step(console, timings, "summary", "read the marts",
-          collect_summary, summary, loaded.batch_id)
+    _step(console, timings, "summary", "read the marts", collect_summary, summary, loaded.batch_id)
     timings["total"] = time.perf_counter() - start
     summary.timings = timings
     return summary
@@ -278,7 +314,7 @@ def run_demo(
 
 def _prepare_db(url: str | None) -> str:
     url = url or database_url()
-    apply_schema(url)
+    ensure_schema(url)
     return url
 
 
@@ -303,15 +339,30 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     console.print(counts)
 
     planted = Table(title="Planted entailments among the InfCands (best typing)", title_justify="left")
-    for col, justify in (("rule", "left"), ("premise ⇒ hypothesis path", "left"), ("align", "left"),
-                         ("Relv", "right"), ("σ", "right"), ("esr", "right"), ("rank", "right"),
-                         ("typings", "right")):
+    for col, justify in (
+        ("rule", "left"),
+        ("premise ⇒ hypothesis path", "left"),
+        ("align", "left"),
+        ("Relv", "right"),
+        ("σ", "right"),
+        ("esr", "right"),
+        ("rank", "right"),
+        ("typings", "right"),
+    ):
         planted.add_column(col, justify=justify)
     for p in summary.planted:
         paths = f"{p.rule.premise_path}\n⇒ {p.rule.hypothesis_path}"
         if p.found:
-            planted.add_row(p.rule.name, paths, p.rule.alignment, f"{p.relv:,.0f}", f"{p.sigma:,.1f}",
-                            f"{p.esr:.2f}", str(p.rank), str(p.n_typed_variants))
+            planted.add_row(
+                p.rule.name,
+                paths,
+                p.rule.alignment,
+                f"{p.relv:,.0f}",
+                f"{p.sigma:,.1f}",
+                f"{p.esr:.2f}",
+                str(p.rank),
+                str(p.n_typed_variants),
+            )
         else:
             planted.add_row(p.rule.name, paths, p.rule.alignment, "[red]missed[/]", "", "", "", "0")
     console.print(planted)
@@ -345,17 +396,29 @@ def main(argv: list[str] | None = None) -> int:
         description="Generate the demo corpus, extract and load it, dbt build the TEG and InfCands, "
         "summarise.",
     )
-    parser.add_argument("--size", type=int, default=demo.DEFAULT_SIZE,
-                        help=f"facts per planted premise relation (default {demo.DEFAULT_SIZE})")
-    parser.add_argument("--seed", type=int, default=demo.DEFAULT_SEED, help="random seed of the generator")
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=generator.DEFAULT_SIZE,
+        help=f"facts per planted premise relation (default {generator.DEFAULT_SIZE})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=generator.DEFAULT_SEED, help="random seed of the generator"
+    )
     parser.add_argument("--processes", type=int, default=2, help="spaCy processes (default 2)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default out/demo)")
     parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
     args = parser.parse_args(argv)
     console = Console()
     try:
-        summary = run_demo(size=args.size, seed=args.seed, out_dir=args.out, processes=args.processes,
-                           console=console, dbt_verbose=args.dbt_verbose)
+        summary = run_demo(
+            size=args.size,
+            seed=args.seed,
+            out_dir=args.out,
+            processes=args.processes,
+            console=console,
+            dbt_verbose=args.dbt_verbose,
+        )
     except (DemoError, ValueError) as exc:
         console.print(f"[bold red]demo failed:[/] {exc}")
         return 1

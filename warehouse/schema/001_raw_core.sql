@@ -1,6 +1,6 @@
 -- Raw schema: what the extractors load. dbt reads these tables as sources (dbt_project/models/staging).
 -- Every row belongs to a load batch, so a batch can be rolled back or replaced as a whole.
--- All statements are idempotent (extract.db.apply_schema runs them on every start).
+-- All statements are idempotent (`sherliic-db init`; the loaders via warehouse.server.ensure_schema).
 
 create schema if not exists raw;
 

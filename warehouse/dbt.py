@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from extract.db import apply_schema, database_url, dbt_env
-from extract.settings import DBT_PROJECT_DIR
+from warehouse.server import database_url, dbt_env, ensure_schema
+from warehouse.settings import DBT_PROJECT_DIR
 
 
 def dbt_executable() -> str:
@@ -19,7 +19,7 @@ def dbt_executable() -> str:
 def run_dbt(args: list[str], url: str | None = None, dbt_vars: dict | None = None, check: bool = True) -> int:
     """Run `dbt <args>` in dbt_project/ on the database at `url`; dbt vars are passed as JSON."""
     url = url or database_url()
-    apply_schema(url)  # dbt's sources must exist even before the first extraction
+    ensure_schema(url)  # dbt's sources must exist even before the first extraction
     project = str(DBT_PROJECT_DIR)
     command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]
     if dbt_vars:

@@ -20,25 +20,23 @@ Identifiers never come from user input; values are always bound parameters or CO
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from itertools import islice
 from pathlib import Path
 
 import psycopg
 
-from extract import db
-from extract.formats import alignment, reader
-from extract.records import Document, ExtractionResult, InputError
+from deppath.records import Document, ExtractionResult
+from extract.formats import reader
+from extract.formats.base import PreparsedReader
+from extract.pipeline import Extraction, extract_documents
+from warehouse import server
+from warehouse.errors import InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
-SPACY_BATCH = 64  # documents per spaCy minibatch
-TASK_DOCUMENTS = 256  # documents per worker task (processes > 1)
 MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
 
 
@@ -111,7 +109,7 @@ class _Batch:
         self.path = path
         self.fmt = fmt
         self.kind = kind
-        self.url = url or db.database_url()
+        self.url = url or server.database_url()
         self.replace = replace
         self.options = options
         self.checksum = file_checksum(path)
@@ -122,7 +120,7 @@ class _Batch:
 
     def run(self, write: Callable[[psycopg.Connection, int], dict[str, int]]) -> BatchSummary:
         started = time.perf_counter()
-        db.apply_schema(self.url)
+        server.ensure_schema(self.url)
         try:
             with psycopg.connect(self.url) as conn:
                 with conn.transaction():
@@ -230,137 +228,6 @@ class _Batch:
 
 
 # -- corpora ------------------------------------------------------------------------------------------
-# One document's outcome: the document (with NER applied), its paths or its InputError, spaCy's
-# sentence count.
-_Outcome = tuple[Document, ExtractionResult | InputError, int]
-
-
-@dataclass(frozen=True)
-class _Extraction:
-    """Parsing and path extraction, run where the parsing runs: in the main process with one process,
-    in each worker process with more (this object goes to the workers with every task; each worker
-    loads the model once, forked workers inherit the main process's copy).
-
-    NER options are applied before extraction (:func:`extract.formats.ner.augment`); a document's
-    InputError is its outcome, so the main process raises or skips it in input order.
-    """
-
-    source: str
-    expand: bool
-    ner: bool  # parse with spaCy's NER component
-    add_mentions: bool
-    type_mentions: bool
-
-    def outcomes(self, documents: Iterable[Document]) -> Iterator[_Outcome]:
-        """The documents' outcomes, in order, from one ``nlp.pipe`` stream (one stream rather than a
-        call per batch: the allocator keeps spaCy's batch memory instead of returning it to the
-        system and faulting it in again, 10-15 % of the time with one call per 64 documents)."""
-        from extract.formats import ner
-        from extract.nlp import extract_doc, load_nlp
-
-        nlp = load_nlp(ner=self.ner)
-        stream = ((d.text, d) for d in documents)
-        for parsed, document in nlp.pipe(stream, as_tuples=True, batch_size=SPACY_BATCH):
-            if self.ner:
-                document = ner.augment(
-                    document, parsed, add_mentions=self.add_mentions, type_mentions=self.type_mentions
-                )
-            try:
-                outcome: ExtractionResult | InputError = extract_doc(
-                    parsed, document, source=self.source, expand=self.expand
-                )
-            except InputError as exc:
-                outcome = exc
-            yield document, outcome, sum(1 for _ in parsed.sents)
-
-    def __call__(self, documents: list[Document]) -> list[_Outcome]:
-        """One worker task."""
-        return list(self.outcomes(documents))
-
-
-def _extracted(
-    docs: Iterable[Document],
-    *,
-    path: Path,
-    fmt: str,
-    processes: int,
-    ner_types: bool,
-    ner_mentions: bool,
-    on_error: Callable[[InputError], None] | None,
-    stats: Counter | None = None,
-) -> Iterator[tuple[Document, ExtractionResult]]:
-    """Parse once with spaCy (NER only when needed), apply NER options, extract paths per document;
-    with ``processes`` > 1 all of it runs in worker processes (:class:`_Extraction`).
-
-    Results come in input order. A bad document goes to ``on_error`` or, without it, raises its
-    InputError; a reader's InputError is raised after the results of the documents read before it.
-    stats["sentences_parsed"] counts spaCy's sentences (raw.sentences keeps only those with kept paths).
-    """
-    from extract.nlp import load_nlp
-
-    needs_ner = getattr(reader(fmt), "NEEDS_NER", False)
-    extraction = _Extraction(
-        source=str(path),
-        expand=alignment(fmt) == "expand",
-        ner=needs_ner or ner_types or ner_mentions,
-        add_mentions=needs_ner or ner_mentions,
-        type_mentions=needs_ner or ner_types,
-    )
-    load_nlp(ner=extraction.ner)  # fails early if the model is missing; forked workers inherit it
-    stats = stats if stats is not None else Counter()
-    feed = _Feed(docs)
-    if processes > 1:
-        outcomes = _in_workers(extraction, feed, processes)
-    else:
-        outcomes = extraction.outcomes(feed)
-    for document, outcome, sentences in outcomes:
-        stats["sentences_parsed"] += sentences
-        if isinstance(outcome, InputError):
-            if on_error is None:
-                raise outcome
-            on_error(outcome)
-            continue
-        yield document, outcome
-    if feed.error is not None:
-        raise feed.error
-
-
-class _Feed:
-    """The documents, ending at a reader's InputError, which is kept in ``error`` for the caller to raise
-    after the results of the documents read before it (the parsing reads ahead)."""
-
-    def __init__(self, docs: Iterable[Document]):
-        self.docs = iter(docs)
-        self.error: InputError | None = None
-
-    def __iter__(self) -> Iterator[Document]:
-        while self.error is None:
-            try:
-                yield next(self.docs)
-            except StopIteration:
-                return
-            except InputError as exc:
-                self.error = exc
-
-
-def _in_workers(extraction: _Extraction, documents: Iterable[Document], processes: int) -> Iterator[_Outcome]:
-    """``extraction``'s outcomes computed by a pool of ``processes`` workers, in input order; tasks of
-    TASK_DOCUMENTS documents, at most two per worker in flight (a large file is never read ahead whole)."""
-    documents = iter(documents)
-    tasks = iter(lambda: list(islice(documents, TASK_DOCUMENTS)), [])
-    pool = ProcessPoolExecutor(processes)
-    pending: deque[Future[list[_Outcome]]] = deque()
-    try:
-        for task in tasks:
-            pending.append(pool.submit(extraction, task))
-            if len(pending) >= 2 * processes:
-                yield from pending.popleft().result()
-        while pending:
-            yield from pending.popleft().result()
-    finally:  # also when the caller stops early (an error, a limit): drop the queued tasks
-        pool.shutdown(cancel_futures=True)
-
-
 class _Copier:
     """Buffers rows and COPYs them into a table in chunks (one COPY at a time per connection)."""
 
@@ -382,7 +249,7 @@ class _Copier:
         self.rows = []
 
 
-def _write_corpus(
+def write_corpus(
     conn: psycopg.Connection,
     batch_id: int,
     results: Iterable[tuple[Document, ExtractionResult]],
@@ -527,7 +394,8 @@ def load_corpus(
     per document done (the CLI's progress bar).
     """
     path = _check_file(Path(path))
-    module = reader(fmt)
+    reader_options = {k: v for k, v in (reader_options or {}).items() if v is not None}
+    corpus_reader = reader(fmt, **reader_options)
     options = {
         "processes": processes,
         "skip_bad": skip_bad,
@@ -536,7 +404,6 @@ def load_corpus(
     }
     if limit is not None:
         options["limit"] = limit
-    reader_options = dict(reader_options or {})
     if reader_options:
         options["reader_options"] = {
             k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
@@ -547,30 +414,25 @@ def load_corpus(
     stats: Counter = Counter()
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
-        if "stats" in inspect.signature(module.read).parameters:
-            reader_options["stats"] = stats
-        if getattr(module, "PREPARSED", False):
-            results: Iterable = module.read_extracted(path, on_error=bad)
+        if isinstance(corpus_reader, PreparsedReader):
+            results: Iterable = corpus_reader.read_extracted(path, on_error=bad)
         else:
-            docs: Iterable[Document] = module.read(path, on_error=bad, **reader_options)
+            docs: Iterable[Document] = corpus_reader.read(path, on_error=bad, stats=stats)
             if limit is not None:
                 docs = _take(docs, limit)
-            results = _extracted(
-                docs,
-                path=path,
-                fmt=fmt,
-                processes=processes,
-                ner_types=ner_types,
-                ner_mentions=ner_mentions,
-                on_error=bad,
-                stats=stats,
+            extraction = Extraction(
+                source=str(path),
+                alignment=corpus_reader.alignment,
+                ner_types=ner_types or corpus_reader.needs_ner,
+                ner_mentions=ner_mentions or corpus_reader.needs_ner,
             )
+            results = extract_documents(docs, extraction, processes=processes, on_error=bad, stats=stats)
             if limit is not None:
                 results = _take(results, limit)
-        counts, rejections = _write_corpus(conn, batch_id, results, bad, progress)
+        counts, rejections = write_corpus(conn, batch_id, results, bad, progress)
         if counts["documents"] == 0:
             raise InputError(str(path), None, "no documents in the file")
-        if getattr(module, "PREPARSED", False):
+        if isinstance(corpus_reader, PreparsedReader):
             stats["sentences_parsed"] += counts["documents"]  # one sentence per CoNLL-U block
         batch.summary.rejections = rejections
         batch.summary.reader_stats = dict(stats)
@@ -682,8 +544,8 @@ def load_title_types(
     """
     from extract import types as type_tables
 
-    url = url or db.database_url()
-    db.apply_schema(url)
+    url = url or server.database_url()
+    server.ensure_schema(url)
     paths = [_check_file(Path(p)) for p in textent_paths]
     titles = type_tables.textent_titles(paths)
     with psycopg.connect(url) as conn:
@@ -695,10 +557,10 @@ def load_title_types(
         ).fetchall()
     rows = sorted(set(type_tables.title_type_rows(entities, titles)))
     # A small manifest file under out/ makes the derived table an ordinary, checksummed input.
-    from extract.settings import OUT_DIR
+    from warehouse.settings import OUT_DIR
 
     # One manifest per database: runs against different databases never overwrite each other's input.
-    dbname = db.connection_parts(url)["dbname"]
+    dbname = server.connection_parts(url)["dbname"]
     manifest = (out_dir or OUT_DIR / "derived") / f"textent_title_types.{dbname}.tsv"
     manifest.parent.mkdir(parents=True, exist_ok=True)
     header = "# derived from " + ", ".join(f"{p.name}:{file_checksum(p)[:12]}" for p in paths) + "\n"
@@ -722,100 +584,3 @@ def load_title_types(
         return {"rows": n, "typed_entities": len({e for e, _ in rows}), "candidates": len(entities)}
 
     return batch.run(write)
-
-
-# -- what is in the database ------------------------------------------------------------------------------
-def database_summary(url: str | None = None) -> dict:
-    """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
-
-    typed share = entities of corpus batches with at least one type (any loaded type batch or inline
-    type) / all such entities; also given for the entities that occur in relation instances.
-    """
-    url = url or db.database_url()
-    db.apply_schema(url)
-    with psycopg.connect(url) as conn:
-
-        def one(query: str) -> int:
-            return int(conn.execute(query).fetchone()[0] or 0)
-
-        loaded = "batch_id in (select batch_id from raw.load_batches where status = 'loaded')"
-        tables = {
-            t: one(f"select count(*) from raw.{t} where {loaded}")  # noqa: S608 - fixed table names
-            for t in (
-                "sentences",
-                "entities",
-                "entity_types",
-                "type_mappings",
-                "relation_instances",
-                "path_rejections",
-            )
-        }
-        batches = {
-            f"{kind}/{status}": n
-            for kind, status, n in conn.execute(
-                "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
-            )
-        }
-        documents, mentions, parsed = conn.execute(
-            "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0), "
-            "coalesce(sum((options -> 'reader_stats' ->> 'sentences_parsed')::bigint), 0) "
-            "from raw.load_batches "
-            "where status = 'loaded' and kind = 'corpus'"
-        ).fetchone()
-        rejections = {
-            rule: int(n)
-            for rule, n in conn.execute(
-                f"select rule, sum(n_paths) from raw.path_rejections where {loaded} "
-                "group by rule order by rule"
-            )
-        }
-        typed_sql = (
-            "with ents as ({ents}), "
-            "typed as (select distinct entity_id from raw.entity_types where {loaded}) "
-            "select count(*), count(t.entity_id) from ents e left join typed t using (entity_id)"
-        )
-        all_entities = typed_sql.format(
-            ents=f"select distinct entity_id from raw.entities where {loaded}", loaded=loaded
-        )
-        graph_entities = typed_sql.format(
-            ents=f"select arg1_entity_id as entity_id from raw.relation_instances where {loaded} union "
-            f"select arg2_entity_id from raw.relation_instances where {loaded}",
-            loaded=loaded,
-        )
-        n_ent, n_typed = conn.execute(all_entities).fetchone()
-        n_graph, n_graph_typed = conn.execute(graph_entities).fetchone()
-        relations = one(f"select count(distinct path) from raw.relation_instances where {loaded}")
-        relations_5 = one(
-            "select count(*) from (select path from raw.relation_instances where "
-            + loaded
-            + " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
-        )
-        by_source = {
-            source: int(n)
-            for source, n in conn.execute(
-                f"select type_source, count(distinct entity_id) from raw.entity_types where {loaded} "
-                "group by 1 order by 1"
-            )
-        }
-    kept = tables["relation_instances"]
-    rejected = sum(rejections.values())
-    return {
-        "batches": batches,
-        "tables": tables,
-        "documents": int(documents),
-        "sentences_parsed": int(parsed),
-        "mentions": int(mentions),
-        "paths_kept": kept,
-        "paths_rejected": rejected,
-        "rejected_share": round(rejected / (kept + rejected), 4) if kept + rejected else 0.0,
-        "rejections": rejections,
-        "relations": relations,
-        "relations_with_5_pairs": relations_5,
-        "entities": int(n_ent),
-        "typed_entities": int(n_typed),
-        "typed_share": round(n_typed / n_ent, 4) if n_ent else 0.0,
-        "graph_entities": int(n_graph),
-        "typed_graph_entities": int(n_graph_typed),
-        "typed_graph_share": round(n_graph_typed / n_graph, 4) if n_graph else 0.0,
-        "typed_entities_by_source": by_source,
-    }

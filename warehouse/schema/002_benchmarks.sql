@@ -1,7 +1,7 @@
--- Benchmark items (SherLIiC dev/test, Levy/Holt, Zeichner): what baselines.benchmarks loads.
+-- Benchmark items (SherLIiC dev/test, Levy/Holt, Zeichner): what baselines.datasets loads.
 -- Each file is one raw.load_batches row of kind 'benchmark' (idempotent by checksum, replaceable).
 -- Paths are in the benchmark's own orientation (SherLIiC: left end = argument A); the warehouse
--- relation of a path is extract.paths.canonical_path(path). All statements are idempotent.
+-- relation of a path is deppath.paths.canonical_path(path). All statements are idempotent.
 
 create table if not exists raw.benchmark_items (
     batch_id                bigint not null references raw.load_batches (batch_id) on delete cascade,

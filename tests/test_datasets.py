@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines import benchmarks
-from extract import db
-from extract.records import InputError
+from baselines import datasets
+from warehouse import server
+from warehouse.errors import InputError
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 REGISTRY_COLUMNS = {
@@ -31,7 +31,7 @@ REGISTRY_COLUMNS = {
 
 
 def test_release_csv_with_relation_index():
-    items = benchmarks.read_benchmark(
+    items = datasets.read_benchmark(
         FIX / "sherliic_release_dev.csv", "sherliic_csv", relation_index=FIX / "relation_index.tsv"
     )
     assert [i["item_id"] for i in items] == ["0", "1", "2"]
@@ -49,7 +49,7 @@ def test_release_csv_with_relation_index():
 
 
 def test_release_csv_without_index_has_no_paths():
-    items = benchmarks.read_benchmark(FIX / "sherliic_release_dev.csv", "sherliic_csv")
+    items = datasets.read_benchmark(FIX / "sherliic_release_dev.csv", "sherliic_csv")
     assert all(i["premise_path"] is None for i in items)
 
 
@@ -58,14 +58,14 @@ def test_release_csv_errors_name_file_and_line(tmp_path):
     lines = (FIX / "sherliic_release_dev.csv").read_text().splitlines()
     bad.write_text("\n".join([lines[0], lines[1], "3,1,2"]) + "\n")
     with pytest.raises(InputError, match=r"dev.csv:3: expected 22"):
-        benchmarks.read_benchmark(bad, "sherliic_csv")
+        datasets.read_benchmark(bad, "sherliic_csv")
     bad.write_text("\n".join([lines[0], lines[1].replace(",yes,", ",maybe,")]) + "\n")
     with pytest.raises(InputError, match=r"dev.csv:2: label 'maybe'"):
-        benchmarks.read_benchmark(bad, "sherliic_csv")
+        datasets.read_benchmark(bad, "sherliic_csv")
 
 
 def test_sherliic_tsv_types_from_templates():
-    items = benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv")
+    items = datasets.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv")
     t0, t1, t2 = items
     assert (t0["premise_type_a"], t0["premise_type_b"]) == ("person", "organization")
     assert t0["premise_middle"] == "is leading"
@@ -76,7 +76,7 @@ def test_sherliic_tsv_types_from_templates():
 
 
 def test_levy_holt_triples_are_parsed_into_paths():
-    items = benchmarks.read_benchmark(FIX / "dirposi_symnegi" / "dev.txt", "levy_holt", show_progress=False)
+    items = datasets.read_benchmark(FIX / "dirposi_symnegi" / "dev.txt", "levy_holt", show_progress=False)
     first, second = items
     assert first["dataset"] == "levy_holt/dirposi_symnegi" and first["split"] == "dev"
     assert first["extra"]["subset"] == "DirTrue" and second["extra"]["subset"] == "Unrelated"
@@ -92,20 +92,20 @@ def test_levy_holt_bad_triple(tmp_path):
     bad = tmp_path / "dev.txt"
     bad.write_text("a,b,c\td,e,f\tTrue\tEN\na,b\tc,d,e\tFalse\tEN\n")
     with pytest.raises(InputError, match=r"dev.txt:2: triple 'a,b'"):
-        benchmarks.read_benchmark(bad, "levy_holt")
+        datasets.read_benchmark(bad, "levy_holt")
 
 
 def test_levy_holt_hosseini_layout(tmp_path):
     f = tmp_path / "dev_s.txt"
     f.write_text("Ephedrine,is used in,Medicine\tEphedrine,is widely used in,Medicine\tTrue\n")
-    (item,) = benchmarks.read_benchmark(f, "levy_holt_hosseini", show_progress=False)
+    (item,) = datasets.read_benchmark(f, "levy_holt_hosseini", show_progress=False)
     assert (item["dataset"], item["split"], item["label"]) == ("levy_holt_hosseini", "dev", True)
     assert item["premise_text"] == "Ephedrine is widely used in Medicine"
     assert item["hypothesis_path"] == "nsubjpass^-___use___prep___in___pobj"
 
 
 def test_zeichner_rule_applications():
-    items = benchmarks.read_benchmark(FIX / "zeichner_sample.txt", "zeichner", show_progress=False)
+    items = datasets.read_benchmark(FIX / "zeichner_sample.txt", "zeichner", show_progress=False)
     museum, acquire, kids = items
     assert museum["premise_path"] == "nsubj^-___open___prep___from___pobj"
     assert museum["hypothesis_path"] == "nsubj^-___open___prep___at___pobj"
@@ -116,34 +116,34 @@ def test_zeichner_rule_applications():
 
 def test_load_is_transactional_and_idempotent(fresh_db_url, tmp_path):
     path = FIX / "sherliic_dev_sample.tsv"
-    first = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    first = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url)
     assert (first.n_items, first.n_mapped, first.skipped) == (3, 3, False)
-    again = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    again = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url)
     assert again.skipped and again.batch_id == first.batch_id and again.n_items == 3
-    replaced = benchmarks.load_benchmark(path, "sherliic_tsv", fresh_db_url, replace=True)
+    replaced = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url, replace=True)
     assert not replaced.skipped and replaced.batch_id != first.batch_id
     bad = tmp_path / "bad.tsv"
     bad.write_text(path.read_text() + "t3\tonly\tthree\n")
     with pytest.raises(InputError, match=r"bad.tsv:5"):
-        benchmarks.load_benchmark(bad, "sherliic_tsv", fresh_db_url)
-    with db.connect(fresh_db_url) as conn:
+        datasets.load_benchmark(bad, "sherliic_tsv", fresh_db_url)
+    with server.connect(fresh_db_url) as conn:
         n_items = conn.execute("select count(*) from raw.benchmark_items").fetchone()[0]
         batches = conn.execute("select status, kind, n_rows from raw.load_batches").fetchall()
     assert n_items == 3 and batches == [("loaded", "benchmark", 3)]
-    items = benchmarks.load_items(fresh_db_url)
+    items = datasets.load_items(fresh_db_url)
     assert REGISTRY_COLUMNS <= set(items.columns)
     assert items["label"].tolist() == [True, False, True]
     assert items["is_premise_reversed"].dtype == bool
     assert items.loc[0, "extra"]["lm_split"] == "train"
-    cov = benchmarks.warehouse_coverage(items, fresh_db_url)
+    cov = datasets.warehouse_coverage(items, fresh_db_url)
     assert cov.to_dict("records") == [
         {"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": None}
     ]
 
 
 def test_warehouse_coverage_maps_through_canonical_paths(fresh_db_url):
-    items = benchmarks.items_frame(benchmarks.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
-    with db.connect(fresh_db_url) as conn:
+    items = datasets.items_frame(datasets.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
+    with server.connect(fresh_db_url) as conn:
         conn.execute("create schema warehouse")
         conn.execute("create table warehouse.relations (rel_id int, path text)")
         # t0's two paths, and t1's: its premise is stored subject-left (reversed from SherLIiC's spelling)
@@ -152,5 +152,5 @@ def test_warehouse_coverage_maps_through_canonical_paths(fresh_db_url):
             " (2, 'nsubj^-___head___dobj'), (3, 'nsubjpass^-___found___prep___by___pobj'),"
             " (4, 'nsubj^-___own___dobj')"
         )
-    cov = benchmarks.warehouse_coverage(items, fresh_db_url)
+    cov = datasets.warehouse_coverage(items, fresh_db_url)
     assert cov.loc[0, "n_in_warehouse"] == 2

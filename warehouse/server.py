@@ -8,6 +8,7 @@ switches every component (extractors, dbt, baselines, tests) to that server inst
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from urllib.parse import parse_qs, urlparse
 import psycopg
 from psycopg import sql
 
-from extract.settings import PROJECT_ROOT
+from warehouse.settings import PROJECT_ROOT
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 DEFAULT_DATABASE = "sherliic"
@@ -75,14 +76,38 @@ def sqlalchemy_url(url: str | None = None) -> str:
     )
 
 
+def schema_version() -> str:
+    """Version of the DDL in warehouse/schema: a digest of the files, so any edit makes it outdated."""
+    digest = hashlib.sha256()
+    for path in sorted(SCHEMA_DIR.glob("*.sql")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def apply_schema(url: str | None = None) -> None:
-    """Create the raw schema: every extract/schema/*.sql file in name order (all idempotent DDL)."""
+    """Create or update the raw and results schemas: every warehouse/schema/*.sql file in name order (all
+    idempotent DDL), then record the version (``sherliic-db init``)."""
     with connect(url, autocommit=False) as conn:
         # Serialise concurrent first runs: two loaders starting together must not race on DDL.
         conn.execute("select pg_advisory_xact_lock(hashtext('sherliic-schema'))")
         for path in sorted(SCHEMA_DIR.glob("*.sql")):
             conn.execute(path.read_text())
+        conn.execute("create table if not exists raw.schema_version (version text not null)")
+        conn.execute("delete from raw.schema_version")
+        conn.execute("insert into raw.schema_version (version) values (%s)", (schema_version(),))
         conn.commit()
+
+
+def ensure_schema(url: str | None = None) -> None:
+    """Apply the DDL only when the schema is missing or outdated. The check is one lock-free read, so a
+    command never waits behind a running load (re-applying DDL would need the tables' locks)."""
+    with connect(url, autocommit=True) as conn:
+        try:
+            row = conn.execute("select version from raw.schema_version").fetchone()
+        except psycopg.errors.UndefinedTable:
+            row = None
+    if row is None or row[0] != schema_version():
+        apply_schema(url)
 
 
 def connection_parts(url: str | None = None) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """Benchmarks into the warehouse: readers for SherLIiC, Levy/Holt and Zeichner, the loader into
-raw.benchmark_items (extract/schema/002_benchmarks.sql) and `load_items`, which returns the items
+raw.benchmark_items (warehouse/schema/002_benchmarks.sql) and `load_items`, which returns the items
 DataFrame that baselines.registry describes.
 
 Formats (`fmt`):
@@ -12,9 +12,9 @@ Formats (`fmt`):
   zeichner       Zeichner et al. (2012) `rule_lhs rule_rhs lhs rhs judgment confidence` (with header)
 
 Items given as text (Levy/Holt triples, Zeichner sentences) are parsed with the project's extractor
-(extract.nlp / extract.paths): the sentence "Griseofulvin kills infections" with the two argument strings
+(deppath.parsing / deppath.paths): the sentence "Griseofulvin kills infections" with the two argument strings
 as mentions gives the path from argument A (the premise's first argument) to argument B, i.e. a
-SherLIiC-orientation path; `extract.paths.canonical_path` maps it to a warehouse relation.
+SherLIiC-orientation path; `deppath.paths.canonical_path` maps it to a warehouse relation.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from extract import db
-from extract.paths import canonical_path, is_reversed
-from extract.records import InputError
+from deppath.paths import canonical_path, is_reversed
+from warehouse import server
+from warehouse.errors import InputError
 
 FORMATS = ("sherliic_csv", "sherliic_tsv", "levy_holt", "levy_holt_hosseini", "zeichner")
 
@@ -484,7 +484,7 @@ def read_zeichner(path: Path, dataset: str = "zeichner", split: str = "all") -> 
 
 def _arg_heads(doc, sentence_text: str, first: str, second: str):
     """Token heads of the first and last argument of `first predicate second` in a parsed doc."""
-    from extract.paths import DepSentence
+    from deppath.paths import DepSentence
 
     span1 = doc.char_span(0, len(first), alignment_mode="expand")
     start2 = len(sentence_text) - len(second)
@@ -497,9 +497,9 @@ def _arg_heads(doc, sentence_text: str, first: str, second: str):
 
 def parse_text_items(items: list[dict], *, show_progress: bool = True) -> None:
     """Fill premise/hypothesis paths of text items in place (A -> B, SherLIiC orientation)."""
-    from extract.filters import rejection_rule
-    from extract.nlp import load_nlp
-    from extract.paths import path_between
+    from deppath.filters import rejection_rule
+    from deppath.parsing import load_nlp
+    from deppath.paths import path_between
 
     todo = [it for it in items if "_parse" in it["extra"]]
     if not todo:
@@ -610,9 +610,9 @@ def load_benchmark(
     }
     rel_bytes = Path(relation_index).read_bytes() if relation_index else b""
     checksum = _checksum(path, json.dumps(options, sort_keys=True).encode() + rel_bytes)
-    url = url or db.database_url()
-    db.apply_schema(url)
-    with db.connect(url) as conn:
+    url = url or server.database_url()
+    server.ensure_schema(url)
+    with server.connect(url) as conn:
         old = conn.execute(
             "select batch_id from raw.load_batches where kind = 'benchmark' and source_format = %s "
             "and checksum = %s and status = 'loaded'",
@@ -629,7 +629,7 @@ def load_benchmark(
     items = read_benchmark(
         path, fmt, dataset=dataset, split=split, relation_index=relation_index, show_progress=show_progress
     )
-    with db.connect(url) as conn:  # one transaction: the batch appears completely or not at all
+    with server.connect(url) as conn:  # one transaction: the batch appears completely or not at all
         if old:
             conn.execute("delete from raw.load_batches where batch_id = %s", (old[0],))
         batch_id = conn.execute(
@@ -654,7 +654,7 @@ def load_benchmark(
 
 def load_items(url: str | None = None, datasets: Iterable[str] | None = None) -> pd.DataFrame:
     """The items DataFrame of baselines.registry from every loaded benchmark batch (optionally filtered)."""
-    url = url or db.database_url()
+    url = url or server.database_url()
     query = (
         f"select {', '.join('i.' + c for c in ITEM_COLUMNS)} from raw.benchmark_items i "
         "join raw.load_batches b using (batch_id) where b.status = 'loaded'"
@@ -664,7 +664,7 @@ def load_items(url: str | None = None, datasets: Iterable[str] | None = None) ->
         query += " and i.dataset = any(%s)"
         params.append(list(datasets))
     query += " order by i.dataset, i.split, i.batch_id, i.line_number"
-    with db.connect(url) as conn:
+    with server.connect(url) as conn:
         rows = conn.execute(query, params).fetchall()
     return items_frame([dict(zip(ITEM_COLUMNS, r, strict=True)) for r in rows])
 
@@ -685,8 +685,8 @@ def warehouse_coverage(items: pd.DataFrame, url: str | None = None) -> pd.DataFr
     Returns columns dataset, split, n_items, n_with_paths, n_in_warehouse (n_in_warehouse is None when the
     warehouse has not been built).
     """
-    url = url or db.database_url()
-    with db.connect(url) as conn:
+    url = url or server.database_url()
+    with server.connect(url) as conn:
         exists = conn.execute("select to_regclass('warehouse.relations') is not null").fetchone()[0]
         known = {r[0] for r in conn.execute("select path from warehouse.relations")} if exists else None
     rows = []

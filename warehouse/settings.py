@@ -19,7 +19,5 @@ def require_shared_data() -> Path:
     """Return the shared data folder or raise a clear error when it is absent."""
     path = shared_data_dir()
     if not path.is_dir():
-        raise FileNotFoundError(
-            f"shared data folder not found: {path} (set SHERLIIC_DATA to its location)"
-        )
+        raise FileNotFoundError(f"shared data folder not found: {path} (set SHERLIIC_DATA to its location)")
     return path

@@ -1,6 +1,6 @@
-"""Independent plain-Python reference of DESIGN.md §4–§5 (typing, Relv, σ, esr, InfCands).
+"""Independent plain-Python reference of docs/design.md §4–§5 (typing, Relv, σ, esr, InfCands).
 
-Written from DESIGN.md only (not from the dbt models) so that the SQL marts can be checked against it.
+Written from the design only (not from the dbt models) so that the SQL marts can be checked against it.
 The approach is the entailment-graph codes': an in-memory inverted index over entity pairs.
 
 - Untyped relation R = set of (arg1, arg2) entity pairs of one canonical path (set semantics).
@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
+
+from warehouse.scores import esr, relv, sigma
 
 TOP = "⊤"
 SHIFT = 32  # pair key = (arg1 << SHIFT) | arg2 over interned entity numbers
@@ -68,31 +70,6 @@ class ReferenceResult:
     typed_relations: pd.DataFrame
     inference_candidates: pd.DataFrame
     timings: dict[str, float] = field(default_factory=dict)
-
-
-def relv(overlap: int, size_a: int, size_b: int, n_entities: int) -> float:
-    """Relv(A,B) = P(B|A)/P(B) = |A∩B|·|E|² / (|A|·|B|)."""
-    return overlap * n_entities * n_entities / (size_a * size_b)
-
-
-def sigma(overlap: int, size_a: int, size_b: int, n_entities: int) -> float:
-    """σ(A,B) = P(B|A)·lrs(A,B) = 2|A∩B|·Σ_{H∈{B,¬B}} P(H|A)·log Relv(A,H); P(H|A)=0 terms give 0."""
-    p_b_given_a = overlap / size_a
-    p_b = size_b / (n_entities * n_entities)
-    total = 0.0
-    if p_b_given_a > 0:
-        total += p_b_given_a * math.log(p_b_given_a / p_b)
-    p_not = 1.0 - p_b_given_a
-    if p_not > 0:
-        total += p_not * math.log(p_not / (1.0 - p_b))
-    return 2.0 * overlap * total
-
-
-def esr(overlap_pairs: Iterable[tuple[str, str]]) -> float:
-    """esr = |π₁(A∩B) ∪ π₂(A∩B)| / (2|A∩B|) for the overlap given as entity pairs."""
-    pairs = set(overlap_pairs)
-    entities = {x for x, _ in pairs} | {y for _, y in pairs}
-    return len(entities) / (2 * len(pairs))
 
 
 def slot_candidates(counts: Counter, k: int) -> list[str]:
@@ -160,7 +137,10 @@ class Reference:
                     if len(members) >= r_min:
                         out.append(
                             TypedRelation(
-                                path, s, u, frozenset(members),
+                                path,
+                                s,
+                                u,
+                                frozenset(members),
                                 self._tsg({p >> SHIFT for p in members}),
                                 self._tsg({p & MASK for p in members}),
                             )
@@ -250,17 +230,27 @@ class Reference:
                 sg = sigma(o, size_a, size_b, n_ent)
                 if sg < prm.min_sigma:
                     continue
-                er = len(left | right) / (2 * o)
+                er = esr(len(left | right), o)
                 if er < prm.min_esr:
                     continue
                 out.append(
                     {
-                        "premise_path": a.path, "premise_type_a": a.type_a, "premise_type_b": a.type_b,
-                        "hypothesis_path": b.path, "hypothesis_type_a": b.type_a,
-                        "hypothesis_type_b": b.type_b, "alignment": alignment,
-                        "premise_size": size_a, "hypothesis_size": size_b, "overlap_size": o,
-                        "n_overlap_arg1": len(left), "n_overlap_arg2": len(right),
-                        "relv": rv, "sigma": sg, "esr": er, "score": rv * sg * er,
+                        "premise_path": a.path,
+                        "premise_type_a": a.type_a,
+                        "premise_type_b": a.type_b,
+                        "hypothesis_path": b.path,
+                        "hypothesis_type_a": b.type_a,
+                        "hypothesis_type_b": b.type_b,
+                        "alignment": alignment,
+                        "premise_size": size_a,
+                        "hypothesis_size": size_b,
+                        "overlap_size": o,
+                        "n_overlap_arg1": len(left),
+                        "n_overlap_arg2": len(right),
+                        "relv": rv,
+                        "sigma": sg,
+                        "esr": er,
+                        "score": rv * sg * er,
                     }
                 )
         return out
@@ -273,8 +263,13 @@ class Reference:
         for key in sorted(by_hyp):
             group = sorted(
                 by_hyp[key],
-                key=lambda r: (-r["score"], r["premise_path"], r["premise_type_a"], r["premise_type_b"],
-                               r["alignment"]),
+                key=lambda r: (
+                    -r["score"],
+                    r["premise_path"],
+                    r["premise_type_a"],
+                    r["premise_type_b"],
+                    r["alignment"],
+                ),
             )
             for rank, row in enumerate(group[: self.params.top_n_premises], start=1):
                 row["rank_for_hypothesis"] = rank
@@ -291,9 +286,12 @@ class Reference:
         typed_df = pd.DataFrame(
             [
                 {
-                    "path": t.path, "type_a": t.type_a, "type_b": t.type_b,
+                    "path": t.path,
+                    "type_a": t.type_a,
+                    "type_b": t.type_b,
                     "n_entity_pairs": len(t.pairs),
-                    "tsg_a": sorted(t.tsg_a), "tsg_b": sorted(t.tsg_b),
+                    "tsg_a": sorted(t.tsg_a),
+                    "tsg_b": sorted(t.tsg_b),
                 }
                 for t in typed
             ],
@@ -304,9 +302,23 @@ class Reference:
 
 
 CANDIDATE_COLUMNS = [
-    "premise_path", "premise_type_a", "premise_type_b", "hypothesis_path", "hypothesis_type_a",
-    "hypothesis_type_b", "alignment", "premise_size", "hypothesis_size", "overlap_size",
-    "n_overlap_arg1", "n_overlap_arg2", "relv", "sigma", "esr", "score", "rank_for_hypothesis",
+    "premise_path",
+    "premise_type_a",
+    "premise_type_b",
+    "hypothesis_path",
+    "hypothesis_type_a",
+    "hypothesis_type_b",
+    "alignment",
+    "premise_size",
+    "hypothesis_size",
+    "overlap_size",
+    "n_overlap_arg1",
+    "n_overlap_arg2",
+    "relv",
+    "sigma",
+    "esr",
+    "score",
+    "rank_for_hypothesis",
 ]
 
 
@@ -359,7 +371,7 @@ LOADED_TYPES = (
 
 def compute_from_db(url: str | None = None, params: Params | None = None) -> ReferenceResult:
     """Read the raw tables (loaded batches only) and compute the reference."""
-    from extract.db import connect
+    from warehouse.server import connect
 
     ref = Reference(params)
     start = time.perf_counter()
@@ -378,25 +390,35 @@ def compute_from_db(url: str | None = None, params: Params | None = None) -> Ref
 # -- comparison with the dbt marts ---------------------------------------------------------------
 TYPED_KEY = ["path", "type_a", "type_b"]
 CANDIDATE_KEY = [
-    "premise_path", "premise_type_a", "premise_type_b",
-    "hypothesis_path", "hypothesis_type_a", "hypothesis_type_b", "alignment",
+    "premise_path",
+    "premise_type_a",
+    "premise_type_b",
+    "hypothesis_path",
+    "hypothesis_type_a",
+    "hypothesis_type_b",
+    "alignment",
 ]
 EXACT_CANDIDATE_COLUMNS = [
-    "premise_size", "hypothesis_size", "overlap_size", "n_overlap_arg1", "n_overlap_arg2",
+    "premise_size",
+    "hypothesis_size",
+    "overlap_size",
+    "n_overlap_arg1",
+    "n_overlap_arg2",
 ]
 FLOAT_CANDIDATE_COLUMNS = ["relv", "sigma", "esr", "score"]
 
 
 def read_marts(url: str | None = None, schema: str = "warehouse") -> tuple[pd.DataFrame, pd.DataFrame]:
     """warehouse.typed_relations and warehouse.inference_candidates in the reference's columns."""
-    from extract.db import connect
+    from warehouse.server import connect
 
     with connect(url) as conn, conn.cursor() as cur:
         cur.execute(
             f"select path, type_a, type_b, n_entity_pairs, tsg_a, tsg_b from {schema}.typed_relations"
         )
-        typed = pd.DataFrame(cur.fetchall(), columns=["path", "type_a", "type_b", "n_entity_pairs",
-                                                      "tsg_a", "tsg_b"])
+        typed = pd.DataFrame(
+            cur.fetchall(), columns=["path", "type_a", "type_b", "n_entity_pairs", "tsg_a", "tsg_b"]
+        )
         cur.execute(
             "select p.path, p.type_a, p.type_b, h.path, h.type_a, h.type_b, c.alignment, c.premise_size, "
             "c.hypothesis_size, c.overlap_size, c.n_overlap_arg1, c.n_overlap_arg2, c.relv::float8, "
@@ -470,8 +492,12 @@ def compare_with_marts(
         for col in FLOAT_CANDIDATE_COLUMNS:
             if not _close(float(r[col]), float(s[col]), rel_tol):
                 problems.append(f"InfCand {key}: {col} reference {r[col]!r} SQL {s[col]!r}")
-        tied = [rank for score, ranks in groups[key[3:6]].items()
-                if _close(score, r["score"], rel_tol) for rank in ranks]
+        tied = [
+            rank
+            for score, ranks in groups[key[3:6]].items()
+            if _close(score, r["score"], rel_tol)
+            for rank in ranks
+        ]
         if not (min(tied) <= int(s["rank_for_hypothesis"]) <= max(tied)):
             problems.append(
                 f"InfCand {key}: rank reference {r['rank_for_hypothesis']} (ties {min(tied)}..{max(tied)}) "

@@ -33,7 +33,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from extract.db import connect
+from warehouse.errors import print_error
+from warehouse.server import connect
 
 SCHEMA = "warehouse"
 
@@ -116,8 +117,14 @@ def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
     with connect(url) as conn:
         missing = [
             table
-            for table in ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges",
-                          "inference_candidates")
+            for table in (
+                "relations",
+                "entities",
+                "typed_relations",
+                "teg_edges",
+                "untyped_edges",
+                "inference_candidates",
+            )
             if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{table}",)).fetchone()[0] is None
         ]
         if missing:
@@ -149,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = export(args.out, args.database_url)
     except RuntimeError as error:
-        print(f"sherliic-export: {error}", file=sys.stderr)
+        print_error(error)
         return 1
     for name, n_rows in summary.rows.items():
         print(f"{summary.out_dir / name}: {n_rows} rows")

@@ -3,7 +3,7 @@
 SherLIiC's paths (paper §2.1, Appendix A) were extracted with Stanford basic dependencies; spaCy's
 English models emit ClearNLP labels. The mapping is applied before filtering and stored in the path.
 Labels whose Stanford counterpart depends on the context (acl, dative) are resolved by
-:func:`stanford_label`; copular attr/acomp are handled by re-heading in :mod:`extract.paths`.
+:func:`stanford_label`; copular attr/acomp are handled by re-heading in :mod:`deppath.paths`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,104 @@
+"""What is in the raw schema: counts per table, rejections per rule, the typed-entity share
+(`sherliic-extract summary`)."""
+
+from __future__ import annotations
+
+import psycopg
+
+from warehouse import server
+
+
+def database_summary(url: str | None = None) -> dict:
+    """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
+
+    typed share = entities of corpus batches with at least one type (any loaded type batch or inline
+    type) / all such entities; also given for the entities that occur in relation instances.
+    """
+    url = url or server.database_url()
+    server.ensure_schema(url)
+    with psycopg.connect(url) as conn:
+
+        def one(query: str) -> int:
+            return int(conn.execute(query).fetchone()[0] or 0)
+
+        loaded = "batch_id in (select batch_id from raw.load_batches where status = 'loaded')"
+        tables = {
+            t: one(f"select count(*) from raw.{t} where {loaded}")  # noqa: S608 - fixed table names
+            for t in (
+                "sentences",
+                "entities",
+                "entity_types",
+                "type_mappings",
+                "relation_instances",
+                "path_rejections",
+            )
+        }
+        batches = {
+            f"{kind}/{status}": n
+            for kind, status, n in conn.execute(
+                "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
+            )
+        }
+        documents, mentions, parsed = conn.execute(
+            "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0), "
+            "coalesce(sum((options -> 'reader_stats' ->> 'sentences_parsed')::bigint), 0) "
+            "from raw.load_batches "
+            "where status = 'loaded' and kind = 'corpus'"
+        ).fetchone()
+        rejections = {
+            rule: int(n)
+            for rule, n in conn.execute(
+                f"select rule, sum(n_paths) from raw.path_rejections where {loaded} "
+                "group by rule order by rule"
+            )
+        }
+        typed_sql = (
+            "with ents as ({ents}), "
+            "typed as (select distinct entity_id from raw.entity_types where {loaded}) "
+            "select count(*), count(t.entity_id) from ents e left join typed t using (entity_id)"
+        )
+        all_entities = typed_sql.format(
+            ents=f"select distinct entity_id from raw.entities where {loaded}", loaded=loaded
+        )
+        graph_entities = typed_sql.format(
+            ents=f"select arg1_entity_id as entity_id from raw.relation_instances where {loaded} union "
+            f"select arg2_entity_id from raw.relation_instances where {loaded}",
+            loaded=loaded,
+        )
+        n_ent, n_typed = conn.execute(all_entities).fetchone()
+        n_graph, n_graph_typed = conn.execute(graph_entities).fetchone()
+        relations = one(f"select count(distinct path) from raw.relation_instances where {loaded}")
+        relations_5 = one(
+            "select count(*) from (select path from raw.relation_instances where "
+            + loaded
+            + " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
+        )
+        by_source = {
+            source: int(n)
+            for source, n in conn.execute(
+                f"select type_source, count(distinct entity_id) from raw.entity_types where {loaded} "
+                "group by 1 order by 1"
+            )
+        }
+    kept = tables["relation_instances"]
+    rejected = sum(rejections.values())
+    return {
+        "batches": batches,
+        "tables": tables,
+        "documents": int(documents),
+        "sentences_parsed": int(parsed),
+        "mentions": int(mentions),
+        "paths_kept": kept,
+        "paths_rejected": rejected,
+        "rejected_share": round(rejected / (kept + rejected), 4) if kept + rejected else 0.0,
+        "rejections": rejections,
+        "relations": relations,
+        "relations_with_5_pairs": relations_5,
+        "entities": int(n_ent),
+        "typed_entities": int(n_typed),
+        "typed_share": round(n_typed / n_ent, 4) if n_ent else 0.0,
+        "graph_entities": int(n_graph),
+        "typed_graph_entities": int(n_graph_typed),
+        "typed_graph_share": round(n_graph_typed / n_graph, 4) if n_graph else 0.0,
+        "typed_entities_by_source": by_source,
+    }

@@ -1,0 +1,25 @@
+"""Errors every component reports to the user as one line."""
+
+from __future__ import annotations
+
+import sys
+
+
+class InputError(ValueError):
+    """Bad input: always names the file, the line and the problem."""
+
+    def __init__(self, file: str, line: int | None, problem: str):
+        self.file, self.line, self.problem = file, line, problem
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where}: {problem}")
+
+    def __reduce__(self) -> tuple:
+        # picklable (the loader's worker processes send it back as a document's outcome)
+        return type(self), (self.file, self.line, self.problem)
+
+
+def print_error(error: BaseException | str) -> None:
+    """``error: <message>`` on stderr as ONE line, whatever the path length or terminal width (users and
+    scripts grep the ``file:line: problem`` form, so the console must never wrap it)."""
+    message = " ".join(str(error).splitlines())
+    print(f"error: {message}", file=sys.stderr, flush=True)
