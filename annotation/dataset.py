@@ -12,7 +12,7 @@ from baselines.datasets import SHERLIIC_CSV_COLUMNS
 from warehouse.dbt import run_dbt
 from warehouse.server import connect
 
-# The 22 columns of SherLIiC's dev.csv / test.csv (DESIGN §5), in order: one definition, shared with
+# The 22 columns of SherLIiC's dev.csv / test.csv (docs/design.md §5), in order: one definition, shared with
 # the benchmark loader that reads them.
 SHERLIIC_COLUMNS = SHERLIIC_CSV_COLUMNS
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}

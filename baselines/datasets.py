@@ -3,8 +3,8 @@ raw.benchmark_items (warehouse/schema/002_benchmarks.sql) and `load_items`, whic
 DataFrame that baselines.registry describes.
 
 Formats (`fmt`):
-  sherliic_csv   the original SherLIiC release dev/test CSV (22 columns, DESIGN §5); paths come from the
-                 release's relation_index.tsv (`rel_id<TAB>path`, pass `relation_index=`)
+  sherliic_csv   the original SherLIiC release dev/test CSV (22 columns, docs/design.md §5); paths come
+                 from the release's relation_index.tsv (`rel_id<TAB>path`, pass `relation_index=`)
   sherliic_tsv   the shared, assembled SherLIiC-dev TSV (typed paths, templates, sentences, lm_split)
   levy_holt      Teddy-Li triples `hypothesis<TAB>premise<TAB>True|False<TAB>lang`, triple = `subj,pred,obj`
                  (the folder name of a directional subset becomes the dataset `levy_holt/<folder>`)

@@ -24,7 +24,7 @@ Scores, x = premise, y = hypothesis vector over entity pairs f:
 - WeedsPMI(x,y) = Σ_{f∈F(x)∩F(y)} w_x(f) / Σ_{f∈F(x)} w_x(f)
 - Lin(x,y) = Σ_{f∈F(x)∩F(y)} (w_x(f) + w_y(f)) / (Σ_{F(x)} w_x + Σ_{F(y)} w_y)   (Lin 1998)
 - BInc(x,y) = sqrt(Lin(x,y) · WeedsPMI(x,y))   (Szpektor & Dagan 2008)
-- Sherlock+ESR = Relv·σ·esr of the typed pair (DESIGN §5, set semantics): the mart's score from
+- Sherlock+ESR = Relv·σ·esr of the typed pair (docs/design.md §5, set semantics): the mart's score from
   `warehouse.inference_candidates` when the pair is an InfCand, else the same formulas in SQL here.
 
 An item whose premise or hypothesis has no warehouse relation (or, typed, no typed relation with the
@@ -282,7 +282,7 @@ base as (
         coalesce(s.c_min, 0) / ht.c_sum as cl_yx,
         coalesce(coalesce(s.w_prem, 0) / nullif(pt.w_sum, 0), 0) as weeds_pmi,
         coalesce(coalesce(s.w_both, 0) / nullif(pt.w_sum + ht.w_sum, 0), 0) as lin,
-        -- Sherlock (DESIGN §5): P(B|A), P(B), Relv(A,B), Relv(A,¬B), esr
+        -- Sherlock (docs/design.md §5): P(B|A), P(B), Relv(A,B), Relv(A,¬B), esr
         coalesce(s.overlap, 0) / pt.size as p_b_given_a,
         ht.size / es.e2 as p_b,
         coalesce(s.overlap, 0) * es.e2 / (pt.size * ht.size) as relv,
@@ -326,7 +326,8 @@ from sherlock as s
 {sherlock_join}
 """
 
-# |E|² for Relv (DESIGN §5: the distinct entities of the whole untyped graph); only the typed pass needs it
+# |E|² for Relv (docs/design.md §5: the distinct entities of the whole untyped graph); only the typed
+# pass needs it
 ENTITY_SPACE = """select count(*)::float8 * count(*)::float8 as e2
     from (
         select arg1_entity_id from warehouse.untyped_edges

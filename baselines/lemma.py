@@ -1,6 +1,6 @@
 """Lemma and Always yes (paper §4, Table 3), with the path helpers the rule baselines share.
 
-Semantics of the original SherLIiC code (DESIGN §7): Lemma says yes iff
+Semantics of the original SherLIiC code (docs/design.md §7): Lemma says yes iff
   (1) every non-stopword lemma of the hypothesis path occurs in the premise path,
   (2) premise and hypothesis have the same predicate lemma (first lemma, or last if reversed),
   (3) (voice_p == voice_h) == (rev_p == rev_h); a path is passive iff it starts with nsubjpass or
@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.registry import Context, register
-from deppath.paths import is_reversed as path_is_reversed  # the paper's flag, one definition (BRIEF)
+from deppath.paths import is_reversed as path_is_reversed  # the paper's flag, one definition
 
 __all__ = [
     "always_yes_score",

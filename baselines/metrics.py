@@ -1,4 +1,4 @@
-"""Evaluation metrics (DESIGN §7–§8). Every definition here is pinned by tests/test_metrics.py.
+"""Evaluation metrics (docs/design.md §7–§8). Every definition here is pinned by tests/test_metrics.py.
 
 Conventions
 - A prediction is positive iff `score >= threshold`.

@@ -13,7 +13,7 @@ import pandas as pd
 from baselines import metrics
 from baselines.evaluate import RESULT_COLUMNS, Evaluation
 
-# Paper Table 3 (DESIGN §9): SherLIiC test P / R / F1 in %.
+# Paper Table 3 (docs/design.md §9): SherLIiC test P / R / F1 in %.
 PUBLISHED_TEST = {
     "Lemma": (90.7, 8.9, 16.1),
     "Always yes": (33.3, 100.0, 49.9),

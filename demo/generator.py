@@ -14,7 +14,7 @@ Output, in the project's own formats:
 - ``types.tsv``: ``entity<TAB>type``, several lines per entity possible; some entities have no type.
 
 :data:`PLANTED_RULES` exposes the planted entailments as canonical warehouse paths (subject on the
-left, BRIEF contract) with their alignment, so the demo can measure how many of them end up among the
+left, docs/design.md §3) with their alignment, so the demo can measure how many of them end up among the
 inference candidates. Every template's path was checked against the real extractor
 (:func:`verify_templates`; pinned by tests/test_demo.py): only templates whose parse gives the intended
 path are kept.
@@ -1015,7 +1015,7 @@ def planted_paths() -> Iterable[str]:
 
 @dataclass(frozen=True)
 class ExpectedScore:
-    """Untyped DESIGN §5 scores of a path pair computed from the generated facts."""
+    """Untyped docs/design.md §5 scores of a path pair computed from the generated facts."""
 
     premise_size: int
     hypothesis_size: int

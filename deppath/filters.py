@@ -1,4 +1,4 @@
-"""The seven path filters of SherLIiC Appendix A (DESIGN §3), each with a stable rule name.
+"""The seven path filters of SherLIiC Appendix A (docs/design.md §3), each with a stable rule name.
 
 Labels are compared without ``^-``. Rule names are the keys of ``ExtractionResult.rejections`` (and of
 the raw rejection counts users tune extraction on), so they must not change.
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 SEP = "___"
 SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass"})
-# Interpretation (DESIGN §3, rule 2): both end labels must be argument-like.
+# Interpretation (docs/design.md §3, rule 2): both end labels must be argument-like.
 END_LABELS = frozenset(
     {"nsubj", "nsubjpass", "iobj", "dobj", "pobj", "appos", "poss", "rcmod", "infmod", "partmod"}
 )

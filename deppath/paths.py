@@ -1,4 +1,4 @@
-"""SherLIiC dependency paths (DESIGN §3): parser-independent sentences, Stanford conversion, paths.
+"""SherLIiC dependency paths (docs/design.md §3): parser-independent sentences, Stanford conversion, paths.
 
 A path is the shortest walk in the dependency tree between the head tokens of two mentions, written
 as alternating labels and lemmas joined by ``___`` (labels at even, lemmas at odd positions); an edge
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from deppath.filters import rejection_rule  # re-exported: part of the path API (BRIEF contracts)
+from deppath.filters import rejection_rule  # re-exported: part of the path API
 from deppath.labels import STANFORD_LABELS, stanford_label
 
 if TYPE_CHECKING:  # spaCy is only needed to build sentences from parses
@@ -292,7 +292,7 @@ def _to_stanford(sent: DepSentence) -> DepSentence:
             )
         else:
             deps.append(stanford_label(t.dep, t.tag))
-    # Copula re-heading (DESIGN §3): "A is B's leader" → nsubj(leader, A), cop(leader, is). Only a
+    # Copula re-heading (docs/design.md §3): "A is B's leader" → nsubj(leader, A), cop(leader, is). Only a
     # nominal/adjectival complement (attr/acomp) takes over; with a prepositional complement ("A is at
     # war with B") "be" stays the head, as in the SherLIiC data. Existential "there is" keeps "be".
     for b in range(n):
@@ -492,7 +492,7 @@ def is_reversed(path: str) -> bool:
 
 
 def canonical_path(path: str) -> tuple[str, bool]:
-    """Warehouse orientation (BRIEF contract): subject end on the left.
+    """Warehouse orientation (docs/design.md §3): subject end on the left.
 
     Returns (canonical path, whether it was reversed). If both ends are subject labels, the
     orientation whose left label is nsubj wins; a path without subject end is left as is.

@@ -1,7 +1,7 @@
 """Distributional baselines (SQL over the marts) pinned on a hand-computed graph.
 
 The graph is inserted into tables shaped like the marts (warehouse.relations, typed_relations, teg_edges,
-untyped_edges, columns of the BRIEF contract) so every number below can be checked by hand.
+untyped_edges, the marts' columns) so every number below can be checked by hand.
 
 Untyped graph (canonical orientation, counts):
     R1 nsubj^-___lead___dobj   (a,b):3  (c,d):1

@@ -1,4 +1,5 @@
-"""The seven Appendix-A path filters (DESIGN §3), positive and negative, and the real SherLIiC-dev paths."""
+"""The seven Appendix-A path filters (docs/design.md §3), positive and negative, and the real
+SherLIiC-dev paths."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ClearNLP → Stanford basic label table and the Universal-Dependencies check (DESIGN §3)."""
+"""The ClearNLP → Stanford basic label table and the Universal-Dependencies check (docs/design.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lemma and Always yes (DESIGN §7): stopword list, passive detection and criteria (1)-(3)."""
+"""Lemma and Always yes (docs/design.md §7): stopword list, passive detection and criteria (1)-(3)."""
 
 from __future__ import annotations
 

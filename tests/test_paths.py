@@ -1,4 +1,4 @@
-"""Dependency paths from real spaCy parses (DESIGN §3): paper shapes, Stanford conversion, copulas,
+"""Dependency paths from real spaCy parses (docs/design.md §3): paper shapes, Stanford conversion, copulas,
 orientation and the parser-independent DepSentence."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The plain-Python reference of DESIGN §4–§5, pinned on hand-computed examples."""
+"""The plain-Python reference of docs/design.md §4–§5, pinned on hand-computed examples."""
 
 from __future__ import annotations
 

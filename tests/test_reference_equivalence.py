@@ -1,4 +1,4 @@
-"""The dbt marts equal the independent Python reference on generated graphs (DESIGN §4–§5)."""
+"""The dbt marts equal the independent Python reference on generated graphs (docs/design.md §4–§5)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ TEMPLATE_FLOOR = 0.89
             ("person", "location"),
             "person[A] is elected President of location[B]",
         ),
-        # copular clauses (DESIGN §3)
+        # copular clauses (docs/design.md §3)
         ("nsubj^-___afraid___prep___of___pobj", ("person", "person"), "person[A] is afraid of person[B]"),
         ("nsubj^-___leader___poss", ("person", "location"), "person[A] is location[B] 's leader"),
         (
@@ -98,7 +98,7 @@ def test_split_into_sherliic_columns_and_instantiation() -> None:
 
 
 def test_crossed_alignment_swaps_hypothesis_letters() -> None:
-    # "A is seeking from B ⇒ B is giving to A" (DESIGN §3): both paths canonical, alignment crossed
+    # "A is seeking from B ⇒ B is giving to A" (docs/design.md §3): both paths canonical, alignment crossed
     premise, hypothesis = render_candidate(
         "nsubj^-___seek___prep___from___pobj",
         ("person", "organization"),

@@ -442,7 +442,7 @@ def compare_with_marts(
 
     Typed relations: same (path, type_a, type_b), sizes and tsg. InfCands: same rules, exact counts,
     Relv/σ/esr/score equal to rel_tol, and the same rank — up to the order inside a group of equal
-    scores (DESIGN.md leaves the tie order open), so a rank is accepted if it lies inside its tie group.
+    scores (the design leaves the tie order open), so a rank is accepted if it lies inside its tie group.
     """
     sql_typed, sql_cands = read_marts(url)
     ref_typed = result.typed_relations.copy()
