@@ -40,24 +40,14 @@ TABLE3_ORDER = (
     "WeedsPrec (untyped)",
     "invCL (typed)",
     "invCL (untyped)",
-    "TransE (typed)",
-    "TransE (untyped)",
-    "ComplEx (typed)",
-    "ComplEx (untyped)",
     "Sherlock+ESR",
 )
 
 
 def load_all() -> dict:
-    """Import all baseline modules (graph modules only if present) and return the registry."""
-    for module in CORE_MODULES:
+    """Import all baseline modules and return the registry."""
+    for module in (*CORE_MODULES, *GRAPH_MODULES):
         importlib.import_module(module)
-    for module in GRAPH_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:  # a real import error inside an existing module must surface
-                raise
     return REGISTRY
 
 

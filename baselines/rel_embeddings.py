@@ -162,7 +162,7 @@ def untyped_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
 
 
 def word_vector_scores(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    """The word2vec baseline's scores (the core helper's baselines.word_vectors, GloVe substitute)."""
+    """The word2vec baseline's scores (baselines.word_vectors, GloVe substitute)."""
     from baselines.word_vectors import word2vec_score
 
     key = ("w2v_scores", items_key(items))

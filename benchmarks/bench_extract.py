@@ -156,12 +156,9 @@ def run(n: int, copy_sentences: int, fidelity: bool, repeats: int = 2) -> dict:
         }
     result["copy"] = time_copy(copy_sentences)
     if fidelity and shared_data_dir().is_dir():
-        try:
-            from benchmarks.fidelity import sherliic_fidelity
+        from benchmarks.fidelity import sherliic_fidelity
 
-            result["sherliic_fidelity"] = sherliic_fidelity(shared_data_dir())
-        except ImportError as exc:  # the fidelity module belongs to the paths helper
-            result["sherliic_fidelity"] = f"unavailable: {exc}"
+        result["sherliic_fidelity"] = sherliic_fidelity(shared_data_dir())
     return result
 
 
