@@ -25,7 +25,8 @@ Scores, x = premise, y = hypothesis vector over entity pairs f:
 - Lin(x,y) = Σ_{f∈F(x)∩F(y)} (w_x(f) + w_y(f)) / (Σ_{F(x)} w_x + Σ_{F(y)} w_y)   (Lin 1998)
 - BInc(x,y) = sqrt(Lin(x,y) · WeedsPMI(x,y))   (Szpektor & Dagan 2008)
 - Sherlock+ESR = Relv·σ·esr of the typed pair (docs/design.md §5, set semantics): the mart's score from
-  `warehouse.inference_candidates` when the pair is an InfCand, else the same formulas in SQL here.
+  `warehouse.inference_candidates` when the pair is an InfCand, else the same formulas
+  (:mod:`warehouse.scores`) on the counts the SQL returns.
 
 An item whose premise or hypothesis has no warehouse relation (or, typed, no typed relation with the
 item's types) gets NaN = not covered. An empty PMI feature set gives 0 (covered, no evidence).
@@ -34,6 +35,7 @@ item's types) gets NaN = not covered. An empty PMI feature set gives 0 (covered,
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +44,7 @@ import psycopg
 
 from baselines.registry import Context, register
 from baselines.rules import ResourceMissing
+from warehouse.scores import esr, relv, sigma
 
 SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
 
@@ -282,34 +285,18 @@ base as (
         coalesce(s.c_min, 0) / ht.c_sum as cl_yx,
         coalesce(coalesce(s.w_prem, 0) / nullif(pt.w_sum, 0), 0) as weeds_pmi,
         coalesce(coalesce(s.w_both, 0) / nullif(pt.w_sum + ht.w_sum, 0), 0) as lin,
-        -- Sherlock (docs/design.md §5): P(B|A), P(B), Relv(A,B), Relv(A,¬B), esr
-        coalesce(s.overlap, 0) / pt.size as p_b_given_a,
-        ht.size / es.e2 as p_b,
-        coalesce(s.overlap, 0) * es.e2 / (pt.size * ht.size) as relv,
+        -- the counts behind Relv, σ and esr (computed in Python by warehouse.scores)
         coalesce(s.overlap, 0) as overlap,
         pt.size as prem_size,
-        coalesce(se.n_entities / (2 * nullif(s.overlap, 0)), 0) as esr
+        ht.size as hypo_size,
+        es.n_entities,
+        coalesce(se.n_entities, 0) as overlap_entities
     from bl_resolved as r
     inner join prem_totals as pt on pt.row_no = r.row_no
     inner join hypo_totals as ht on ht.row_no = r.row_no
     left join shared as s on s.row_no = r.row_no
     left join shared_entities as se on se.row_no = r.row_no
     cross join entity_space as es
-),
-
-sherlock as (
-    select
-        *,
-        -- σ = P(B|A) · 2|A| · sum over H in (B, not B) of P(H|A) log Relv(A,H); P(H|A) = 0 contributes 0
-        p_b_given_a * 2 * prem_size * (
-            case when p_b_given_a > 0 then p_b_given_a * ln(relv) else 0 end
-            + case
-                when p_b_given_a < 1
-                    then (1 - p_b_given_a) * ln((1 - p_b_given_a) / nullif(1 - p_b, 0))
-                else 0
-            end
-        ) as sigma
-    from base
 )
 
 select
@@ -321,14 +308,19 @@ select
     s.weeds_pmi,
     s.lin,
     sqrt(s.lin * s.weeds_pmi) as binc,
-    {sherlock_expression} as sherlock_esr
-from sherlock as s
-{sherlock_join}
+    s.overlap,
+    s.prem_size,
+    s.hypo_size,
+    s.n_entities,
+    s.overlap_entities,
+    {infcand_score} as infcand_score
+from base as s
+{infcand_join}
 """
 
 # |E|² for Relv (docs/design.md §5: the distinct entities of the whole untyped graph); only the typed
 # pass needs it
-ENTITY_SPACE = """select count(*)::float8 * count(*)::float8 as e2
+ENTITY_SPACE = """select count(*)::float8 as n_entities
     from (
         select arg1_entity_id from warehouse.untyped_edges
         union
@@ -388,26 +380,39 @@ def compute_scores(items: pd.DataFrame, database_url: str, variant: str, *, use_
         conn.execute("create index on bl_edges (key)")
         conn.execute("analyze bl_edges")
         conn.execute("analyze bl_resolved")
-        if variant == "typed":
-            has_ic = use_infcands and _relation_exists(conn, "warehouse", "inference_candidates")
-            computed = "s.relv * s.sigma * s.esr"
-            expression = f"coalesce(ic.score, {computed})" if has_ic else computed
-            sql = SCORES.format(sherlock_expression=expression, sherlock_join=INFCAND_JOIN if has_ic else "",
-                                entity_space=ENTITY_SPACE)
-        else:
-            sql = SCORES.format(sherlock_expression="null::float8", sherlock_join="",
-                                entity_space="select null::float8 as e2")
+        has_ic = variant == "typed" and use_infcands and _relation_exists(
+            conn, "warehouse", "inference_candidates"
+        )
+        sql = SCORES.format(
+            infcand_score="ic.score" if has_ic else "null::float8",
+            infcand_join=INFCAND_JOIN if has_ic else "",
+            entity_space=ENTITY_SPACE if variant == "typed" else "select null::float8 as n_entities",
+        )
         cur = conn.execute(sql)
         names = [d.name for d in cur.description]
         rows = cur.fetchall()
         conn.rollback()  # temp tables only; nothing to keep
     scored = pd.DataFrame(rows, columns=names, dtype=float)
+    scored["sherlock_esr"] = _sherlock_esr(scored) if variant == "typed" else np.nan
     positions = scored["row_no"].astype(int).to_numpy()
     for column in SCORE_COLUMNS:
         values = result[column].to_numpy(copy=True)
         values[positions] = scored[column].to_numpy(dtype=float)
         result[column] = values
     return result
+
+
+def _sherlock_esr(scored: pd.DataFrame) -> np.ndarray:
+    """Relv·σ·esr per row: the InfCand mart's score where the pair is a candidate, else the same
+    formulas (warehouse.scores) on the pair's counts; 0 without overlap (Relv = 0)."""
+    out = np.zeros(len(scored))
+    for i, row in enumerate(scored.itertuples(index=False)):
+        if not math.isnan(row.infcand_score):
+            out[i] = row.infcand_score
+        elif row.overlap > 0:
+            counts = (int(row.overlap), int(row.prem_size), int(row.hypo_size), int(row.n_entities))
+            out[i] = relv(*counts) * sigma(*counts) * esr(int(row.overlap_entities), int(row.overlap))
+    return out
 
 
 def items_key(items: pd.DataFrame) -> str:
@@ -446,7 +451,7 @@ for _variant in ("untyped", "typed"):
               f"sqrt(Lin·WeedsPMI), Szpektor & Dagan 2008 ({_edges}, SQL)")
 
 _register("Sherlock+ESR", "typed", "sherlock_esr",
-          "Relv·σ·esr of the typed pair (InfCand score, else the same formulas in SQL)")
+          "Relv·σ·esr of the typed pair (InfCand score, else the same formulas on its counts)")
 
 
 def resolve_keys(items: pd.DataFrame, database_url: str, variant: str) -> pd.DataFrame:
