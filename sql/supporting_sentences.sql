@@ -61,9 +61,11 @@ supporting as (
         'premise' as side,
         overlap.arg1_entity_id,
         overlap.arg2_entity_id,
-        instances.sentence_id
+        instances.document_id,
+        instances.line_number,
+        instances.sentence_text
     from overlap
-    inner join warehouse.int_relation_instances as instances
+    inner join warehouse.relation_instances as instances
         on instances.rel_id = overlap.premise_rel_id
         and instances.arg1_entity_id = overlap.arg1_entity_id
         and instances.arg2_entity_id = overlap.arg2_entity_id
@@ -74,9 +76,11 @@ supporting as (
         'hypothesis' as side,
         overlap.arg1_entity_id,
         overlap.arg2_entity_id,
-        instances.sentence_id
+        instances.document_id,
+        instances.line_number,
+        instances.sentence_text
     from overlap
-    inner join warehouse.int_relation_instances as instances
+    inner join warehouse.relation_instances as instances
         on instances.rel_id = overlap.hypothesis_rel_id
         and (
             (overlap.alignment = 'straight'
@@ -93,12 +97,11 @@ select
     arg1.entity_name as x,
     arg2.entity_name as y,
     supporting.side,
-    sentences.document_id,
-    sentences.line_number,
-    sentences.text as sentence
+    supporting.document_id,
+    supporting.line_number,
+    supporting.sentence_text as sentence
 from supporting
 inner join warehouse.entities as arg1 on arg1.entity_id = supporting.arg1_entity_id
 inner join warehouse.entities as arg2 on arg2.entity_id = supporting.arg2_entity_id
-left join raw.sentences as sentences on sentences.sentence_id = supporting.sentence_id
-order by x, y, supporting.side desc, sentences.document_id, sentences.line_number
+order by x, y, supporting.side desc, supporting.document_id, supporting.line_number
 limit :limit;

@@ -101,7 +101,7 @@ def load_raw_graph(url: str, graph: dict) -> None:
 
 
 PURCHASE = "nsubj^-___purchase___dobj"
-MY_MODELS = ["path:models/staging", "path:models/intermediate", "path:models/marts"]
+MY_MODELS = ["tag:teg"]
 
 
 def build(url: str, target: Path, dbt_vars: dict | None = None, command: str = "build") -> float:
