@@ -1,5 +1,6 @@
 {% macro typing_size_parts(pairs, group_columns, instances_column=none) %}
-    {#- Count classes of entity pairs that carry type-rank masks (columns arg1_entity_id,
+    {#- The parts that sum to the sizes of typed relations |T|, |π1(T)|, |π2(T)| (paper §2.2): classes
+        of entity pairs that carry type-rank masks (columns arg1_entity_id,
         arg2_entity_id, arg1_mask, arg2_mask; bit r-1 = the slot's type of rank r). A typing (s, u)
         holds a pair iff bit s-1 of arg1_mask and bit u-1 of arg2_mask are set, and a first argument
         x is in π1 of the typing iff its own mask admits s and the OR of its partners' masks admits u.

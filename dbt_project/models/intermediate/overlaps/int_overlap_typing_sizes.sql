@@ -4,7 +4,7 @@
 -- A typed overlap a∩b is a subset of O ∩ a (O = the untyped overlap, int_relation_overlaps), so
 -- |O ∩ a|, |π1(O ∩ a)| and |π2(O ∩ a)| bound |a∩b| and its projections: typings of either side below
 -- r_min are dropped before they are paired (the pairing is what multiplies rows). The counts are
--- summed over count classes of the overlap pairs' masks (macro typing_size_parts), not over
+-- summed over size parts of the overlap pairs' masks (macro typing_size_parts), not over
 -- pairs. A separate table so that the planner knows its size when int_typed_overlaps pairs them.
 with
 
@@ -79,7 +79,7 @@ side_pairs as (
 
 ),
 
--- count classes of each side (side_pairs is small enough to be materialised once)
+-- size parts of each side (side_pairs is small enough to be materialised once)
 side_classes as (
 
     {{ typing_size_parts('side_pairs', ['relation_pair_id', 'is_premise']) }}

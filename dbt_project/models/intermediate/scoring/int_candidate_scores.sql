@@ -1,12 +1,12 @@
 {{ config(post_hook="{{ analyze_table() }}") }}
--- Paper §2.3 scores for every overlap, plus one flag per acceptance criterion (DESIGN §5).
+-- Paper §2.3 scores for every overlap, plus one flag per acceptance criterion (docs/design.md §5).
 --   P(B|A) = |A∩B|/|A|,  P(B) = |B|/|E|²,  Relv(A,B) = P(B|A)/P(B) = |A∩B|·|E|²/(|A|·|B|)
 --   Relv(A,¬B) = (1 − P(B|A)) / (1 − P(B))
 --   σ(A,B) = P(B|A)·lrs(A,B) = 2|A∩B| · [P(B|A)·ln Relv(A,B) + (1 − P(B|A))·ln Relv(A,¬B)]
 --            where a term with P(H|A) = 0 contributes 0 (here: the ¬B term when A ⊆ B)
 --   esr(A,B) = |π1(A∩B) ∪ π2(A∩B)| / (2|A∩B|)
 -- Type compatibility (criterion 1): the tsg components of the aligned slots share a type, or one of
--- them is {⊤} (DESIGN §4: ⊤ is compatible with every type). Crossed rules compare A's slot 1 with
+-- them is {⊤} (docs/design.md §4: ⊤ is compatible with every type). Crossed rules compare A's slot 1 with
 -- B's slot 2 and vice versa (x is A's first and B's second argument).
 with
 

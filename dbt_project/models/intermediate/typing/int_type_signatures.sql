@@ -1,6 +1,6 @@
 {{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
--- Interpretation (DESIGN §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
+-- Interpretation (docs/design.md §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
 with
 
 -- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres

@@ -1,4 +1,4 @@
--- Gold items in the 22-column SherLIiC dev/test CSV layout (DESIGN §5), one row per item with its
+-- Gold items in the 22-column SherLIiC dev/test CSV layout (docs/design.md §5), one row per item with its
 -- split; `sherliic-annotate export-dataset` writes dev.csv and test.csv from it. Relation ids and
 -- tsg indexes refer to the warehouse build the batch was sampled from; paths are canonical, so
 -- is_*_reversed is false except for double-subject paths.
