@@ -24,7 +24,7 @@ joined as (
         items.stratum
 
     from items
-    inner join batches on batches.batch_name = items.batch_name
+    inner join batches on items.batch_name = batches.batch_name
 
 )
 

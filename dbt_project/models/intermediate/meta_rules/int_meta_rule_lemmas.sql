@@ -12,8 +12,9 @@ pairs as (
 
 positions as (
 
-    {% for pos in range(2, 16, 2) -%}
-    select {{ pos }} as pos{% if not loop.last %} union all{% endif %}
+    {% for pos in range(2, 16, 2) %}
+    {% if not loop.first %}union all{% endif %}
+    select {{ pos }} as pos
     {% endfor %}
 
 ),

@@ -38,9 +38,11 @@ final as (
         premise_masks.arg1_mask as arg1_premise_mask,
         premise_masks.arg2_mask as arg2_premise_mask,
         case when relation_overlaps.alignment = 'straight' then hypothesis_masks.arg1_mask
-            else hypothesis_masks.arg2_mask end as arg1_hypothesis_mask,
+            else hypothesis_masks.arg2_mask
+        end as arg1_hypothesis_mask,
         case when relation_overlaps.alignment = 'straight' then hypothesis_masks.arg2_mask
-            else hypothesis_masks.arg1_mask end as arg2_hypothesis_mask
+            else hypothesis_masks.arg1_mask
+        end as arg2_hypothesis_mask
 
     from relation_overlaps
     inner join premise_masks

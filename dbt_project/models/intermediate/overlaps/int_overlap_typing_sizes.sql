@@ -42,10 +42,10 @@ mask_ranks as (
 eligible_typings as (
 
     select
-        typed_rel_id,
-        rel_id,
-        type_rank_a,
-        type_rank_b
+        typed_relations.typed_rel_id,
+        typed_relations.rel_id,
+        typed_relations.type_rank_a,
+        typed_relations.type_rank_b
 
     from typed_relations
     where {{ can_reach_projection_bound('typed_relations') }}
@@ -98,15 +98,26 @@ side_typings as (
         sides.is_premise,
         eligible_typings.typed_rel_id,
         case when sides.is_premise or relation_pairs.alignment = 'straight'
-            then eligible_typings.type_rank_a else eligible_typings.type_rank_b end as arg1_type_rank,
+                then eligible_typings.type_rank_a
+            else eligible_typings.type_rank_b
+        end as arg1_type_rank,
         case when sides.is_premise or relation_pairs.alignment = 'straight'
-            then eligible_typings.type_rank_b else eligible_typings.type_rank_a end as arg2_type_rank
+                then eligible_typings.type_rank_b
+            else eligible_typings.type_rank_a
+        end as arg2_type_rank
 
+    -- two constant rows in a subquery (kept as tuned, README § Performance)
     from relation_pairs
-    cross join (select true as is_premise union all select false as is_premise) as sides
+    cross join (  -- noqa: ST05
+        select true as is_premise
+        union all
+        select false as is_premise
+    ) as sides
     inner join eligible_typings
         on eligible_typings.rel_id = case when sides.is_premise
-            then relation_pairs.premise_rel_id else relation_pairs.hypothesis_rel_id end
+                then relation_pairs.premise_rel_id
+            else relation_pairs.hypothesis_rel_id
+        end
 
 ),
 

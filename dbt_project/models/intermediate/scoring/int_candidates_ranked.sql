@@ -24,7 +24,7 @@ ranked as (
         *,
         cast(row_number() over (
             partition by hypothesis_typed_rel_id
-            order by score desc, premise_typed_rel_id, alignment
+            order by score desc, premise_typed_rel_id asc, alignment asc
         ) as integer) as rank_for_hypothesis
 
     from accepted

@@ -80,7 +80,7 @@ ranked as (
         n_entity_pairs,
         row_number() over (
             partition by rel_id, slot
-            order by n_entity_pairs desc, type_name
+            order by n_entity_pairs desc, type_name asc
         ) as type_rank
 
     from type_counts
@@ -104,9 +104,17 @@ top_k as (
 
 slots as (
 
-    select rel_id, n_entity_pairs, 1 as slot from relation_sizes
+    select
+        rel_id,
+        n_entity_pairs,
+        1 as slot
+    from relation_sizes
     union all
-    select rel_id, n_entity_pairs, 2 as slot from relation_sizes
+    select
+        rel_id,
+        n_entity_pairs,
+        2 as slot
+    from relation_sizes
 
 ),
 

@@ -35,7 +35,7 @@ valid as (
 
     from judgements
     inner join trust
-        on trust.task = judgements.task and trust.worker_id = judgements.worker_id
+        on judgements.task = trust.task and judgements.worker_id = trust.worker_id
 
 ),
 
@@ -55,7 +55,7 @@ counts as (
 
     from items
     left join valid
-        on valid.task = items.task and valid.item_id = items.item_id
+        on items.task = valid.task and items.item_id = valid.item_id
     group by items.task, items.item_id, items.batch_name
 
 ),

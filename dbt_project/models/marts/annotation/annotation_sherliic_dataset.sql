@@ -53,16 +53,16 @@ joined as (
 
     from split
     inner join item_tasks
-        on item_tasks.item_id = split.item_id and item_tasks.task = split.task
+        on split.item_id = item_tasks.item_id and split.task = item_tasks.task
     inner join items
-        on items.item_id = split.item_id
+        on split.item_id = items.item_id
 
 ),
 
 numbered as (
 
     select
-        row_number() over (partition by task, split order by item_id) - 1 as id,
+        row_number() over (partition by joined.task, joined.split order by joined.item_id) - 1 as id,
         joined.*
 
     from joined

@@ -36,9 +36,19 @@ trust as (
 
 gold as (
 
-    select task, split, gold_label, num_disagr from split
+    select
+        task,
+        split,
+        gold_label,
+        num_disagr
+    from split
     union all
-    select task, 'all' as split, gold_label, num_disagr from split
+    select
+        task,
+        'all' as split,
+        gold_label,
+        num_disagr
+    from split
 
 ),
 
@@ -61,43 +71,121 @@ gold_stats as (
 
 gold_long as (
 
-    select task, split, 'n_items' as statistic, cast(n_items as double precision) as value from gold_stats
+    select
+        task,
+        split,
+        'n_items' as statistic,
+        cast(n_items as double precision) as value
+    from gold_stats
     union all
-    select task, split, 'n_yes', n_yes from gold_stats
+    select
+        task,
+        split,
+        'n_yes' as statistic,
+        n_yes as value
+    from gold_stats
     union all
-    select task, split, 'n_no', n_no from gold_stats
+    select
+        task,
+        split,
+        'n_no' as statistic,
+        n_no as value
+    from gold_stats
     union all
-    select task, split, 'share_yes', cast(n_yes as double precision) / n_items from gold_stats
+    select
+        task,
+        split,
+        'share_yes' as statistic,
+        cast(n_yes as double precision) / n_items as value
+    from gold_stats
     union all
-    select task, split, 'n_disagr_0', n_disagr_0 from gold_stats
+    select
+        task,
+        split,
+        'n_disagr_0' as statistic,
+        n_disagr_0 as value
+    from gold_stats
     union all
-    select task, split, 'n_disagr_1', n_disagr_1 from gold_stats
+    select
+        task,
+        split,
+        'n_disagr_1' as statistic,
+        n_disagr_1 as value
+    from gold_stats
     union all
-    select task, split, 'n_disagr_2', n_disagr_2 from gold_stats
+    select
+        task,
+        split,
+        'n_disagr_2' as statistic,
+        n_disagr_2 as value
+    from gold_stats
     union all
-    select task, split, 'share_unanimous', cast(n_disagr_0 as double precision) / n_items from gold_stats
+    select
+        task,
+        split,
+        'share_unanimous' as statistic,
+        cast(n_disagr_0 as double precision) / n_items as value
+    from gold_stats
 
 ),
 
 effort_long as (
 
-    select task, 'all' as split, 'n_sampled' as statistic, cast(count(*) as double precision) as value
-    from items group by task
+    select
+        task,
+        'all' as split,
+        'n_sampled' as statistic,
+        cast(count(*) as double precision) as value
+    from items
+    group by task
     union all
-    select task, 'all', 'n_judgements', count(*) from judgements group by task
+    select
+        task,
+        'all' as split,
+        'n_judgements' as statistic,
+        count(*) as value
+    from judgements
+    group by task
     union all
-    select task, 'all', 'n_workers', count(*) from trust group by task
+    select
+        task,
+        'all' as split,
+        'n_workers' as statistic,
+        count(*) as value
+    from trust
+    group by task
     union all
-    select task, 'all', 'n_workers_excluded', sum(case when is_trusted then 0 else 1 end)
-    from trust group by task
+    select
+        task,
+        'all' as split,
+        'n_workers_excluded' as statistic,
+        sum(case when is_trusted then 0 else 1 end) as value
+    from trust
+    group by task
     union all
-    select task, 'all', 'mean_worker_trust', avg(trust) from trust group by task
+    select
+        task,
+        'all' as split,
+        'mean_worker_trust' as statistic,
+        avg(trust) as value
+    from trust
+    group by task
     union all
-    select task, 'all', 'n_excluded_incomprehensible', sum(case when status = 'incomprehensible' then 1 else 0 end)
-    from labels group by task
+    select
+        task,
+        'all' as split,
+        'n_excluded_incomprehensible' as statistic,
+        sum(case when status = 'incomprehensible' then 1 else 0 end) as value
+    from labels
+    group by task
     union all
-    select task, 'all', 'n_requeue', sum(case when status = 'requeue' then 1 else 0 end)
-    from labels group by task
+    select
+        task,
+        'all' as split,
+        'n_requeue' as statistic,
+        sum(case when status = 'requeue' then 1 else 0 end) as value
+    from labels
+    group by task
 
 ),
 

@@ -32,7 +32,7 @@ compared as (
 
     from judgements
     inner join majority
-        on majority.task = judgements.task and majority.item_id = judgements.item_id
+        on judgements.task = majority.task and judgements.item_id = majority.item_id
 
 ),
 

@@ -30,9 +30,9 @@ lemma_pairs as (
 
     from lemmas as p
     inner join lemmas as h
-        on h.premise_path = p.premise_path
-        and h.hypothesis_path = p.hypothesis_path
-        and h.alignment = p.alignment
+        on p.premise_path = h.premise_path
+        and p.hypothesis_path = h.hypothesis_path
+        and p.alignment = h.alignment
         and h.side = 'hypothesis'
     where p.side = 'premise'
         and p.lemma <> h.lemma
@@ -47,8 +47,9 @@ lemma_pairs as (
 
 stem_lengths as (
 
-    {% for k in range(3, 21) -%}
-    select {{ k }} as k{% if not loop.last %} union all{% endif %}
+    {% for k in range(3, 21) %}
+    {% if not loop.first %}union all{% endif %}
+    select {{ k }} as k
     {% endfor %}
 
 ),
@@ -62,12 +63,17 @@ prefix_stems as (
 
     from lemma_pairs
     cross join stem_lengths
-    where stem_lengths.k <= length(premise_lemma)
-        and stem_lengths.k <= length(hypothesis_lemma)
-        and substr(premise_lemma, 1, stem_lengths.k) = substr(hypothesis_lemma, 1, stem_lengths.k)
-        and length(premise_lemma) - stem_lengths.k <= 3
-        and length(hypothesis_lemma) - stem_lengths.k <= 3
-    group by premise_path, hypothesis_path, alignment, premise_lemma, hypothesis_lemma
+    where stem_lengths.k <= length(lemma_pairs.premise_lemma)
+        and stem_lengths.k <= length(lemma_pairs.hypothesis_lemma)
+        and substr(lemma_pairs.premise_lemma, 1, stem_lengths.k) = substr(lemma_pairs.hypothesis_lemma, 1, stem_lengths.k)
+        and length(lemma_pairs.premise_lemma) - stem_lengths.k <= 3
+        and length(lemma_pairs.hypothesis_lemma) - stem_lengths.k <= 3
+    group by
+        lemma_pairs.premise_path,
+        lemma_pairs.hypothesis_path,
+        lemma_pairs.alignment,
+        lemma_pairs.premise_lemma,
+        lemma_pairs.hypothesis_lemma
 
 ),
 
@@ -80,13 +86,18 @@ suffix_stems as (
 
     from lemma_pairs
     cross join stem_lengths
-    where stem_lengths.k <= length(premise_lemma)
-        and stem_lengths.k <= length(hypothesis_lemma)
-        and substr(premise_lemma, length(premise_lemma) - stem_lengths.k + 1, stem_lengths.k)
-            = substr(hypothesis_lemma, length(hypothesis_lemma) - stem_lengths.k + 1, stem_lengths.k)
-        and length(premise_lemma) - stem_lengths.k <= 4
-        and length(hypothesis_lemma) - stem_lengths.k <= 4
-    group by premise_path, hypothesis_path, alignment, premise_lemma, hypothesis_lemma
+    where stem_lengths.k <= length(lemma_pairs.premise_lemma)
+        and stem_lengths.k <= length(lemma_pairs.hypothesis_lemma)
+        and substr(lemma_pairs.premise_lemma, length(lemma_pairs.premise_lemma) - stem_lengths.k + 1, stem_lengths.k)
+        = substr(lemma_pairs.hypothesis_lemma, length(lemma_pairs.hypothesis_lemma) - stem_lengths.k + 1, stem_lengths.k)
+        and length(lemma_pairs.premise_lemma) - stem_lengths.k <= 4
+        and length(lemma_pairs.hypothesis_lemma) - stem_lengths.k <= 4
+    group by
+        lemma_pairs.premise_path,
+        lemma_pairs.hypothesis_path,
+        lemma_pairs.alignment,
+        lemma_pairs.premise_lemma,
+        lemma_pairs.hypothesis_lemma
 
 ),
 
@@ -121,16 +132,20 @@ replaced as (
         stems.premise_lemma,
         stems.hypothesis_lemma,
         pairs.n_infcands,
-        replace('___' || stems.premise_path || '___', '___' || stems.premise_lemma || '___',
-            '___' || stems.premise_mask || '___') as padded_premise,
-        replace('___' || stems.hypothesis_path || '___', '___' || stems.hypothesis_lemma || '___',
-            '___' || stems.hypothesis_mask || '___') as padded_hypothesis
+        replace(
+            '___' || stems.premise_path || '___', '___' || stems.premise_lemma || '___',
+            '___' || stems.premise_mask || '___'
+        ) as padded_premise,
+        replace(
+            '___' || stems.hypothesis_path || '___', '___' || stems.hypothesis_lemma || '___',
+            '___' || stems.hypothesis_mask || '___'
+        ) as padded_hypothesis
 
     from stems
     inner join pairs
-        on pairs.premise_path = stems.premise_path
-        and pairs.hypothesis_path = stems.hypothesis_path
-        and pairs.alignment = stems.alignment
+        on stems.premise_path = pairs.premise_path
+        and stems.hypothesis_path = pairs.hypothesis_path
+        and stems.alignment = pairs.alignment
 
 ),
 

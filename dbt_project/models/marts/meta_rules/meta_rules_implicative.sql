@@ -13,8 +13,9 @@ meta_rules as (
 
 positions as (
 
-    {% for pos in range(2, 14, 2) -%}
-    select {{ pos }} as pos{% if not loop.last %} union all{% endif %}
+    {% for pos in range(2, 14, 2) %}
+    {% if not loop.first %}union all{% endif %}
+    select {{ pos }} as pos
     {% endfor %}
 
 ),

@@ -28,11 +28,11 @@ common as (
 
     from lemmas as p
     inner join lemmas as h
-        on h.premise_path = p.premise_path
-        and h.hypothesis_path = p.hypothesis_path
-        and h.alignment = p.alignment
+        on p.premise_path = h.premise_path
+        and p.hypothesis_path = h.hypothesis_path
+        and p.alignment = h.alignment
         and h.side = 'hypothesis'
-        and h.lemma = p.lemma
+        and p.lemma = h.lemma
     where p.side = 'premise'
 
 ),
@@ -52,9 +52,9 @@ replaced as (
 
     from common
     inner join pairs
-        on pairs.premise_path = common.premise_path
-        and pairs.hypothesis_path = common.hypothesis_path
-        and pairs.alignment = common.alignment
+        on common.premise_path = pairs.premise_path
+        and common.hypothesis_path = pairs.hypothesis_path
+        and common.alignment = pairs.alignment
 
 ),
 
