@@ -11,5 +11,5 @@ select
     example_filler,
     other_example_filler
 from warehouse.meta_rules_word
-order by n_fillers desc, n_rules desc, premise_pattern, hypothesis_pattern
+order by n_fillers desc, n_rules desc, premise_pattern asc, hypothesis_pattern asc
 limit 25;

@@ -105,7 +105,7 @@ MY_MODELS = ["tag:teg"]
 
 
 def build(url: str, target: Path, dbt_vars: dict | None = None, command: str = "build") -> float:
-    """dbt <command> of the TEG and InfCand models (tag:teg); own target/log dirs so parallel dbt runs don't collide."""
+    """dbt <command> of the TEG and InfCand models (tag:teg); own target/log dirs for parallel dbt runs."""
     started = time.perf_counter()
     run_dbt(
         [command, "--select", *MY_MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
