@@ -1,4 +1,4 @@
-"""Aggregate judgements (dbt models/annotation) and export the gold items as SherLIiC dev/test CSVs."""
+"""Aggregate judgements (dbt tag:annotation) and export the gold items as SherLIiC dev/test CSVs."""
 
 from __future__ import annotations
 
