@@ -30,8 +30,11 @@ demo: $(STAMP) ## Main job: embedded Postgres, demo corpus, extract, load, dbt b
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP) ## ruff over the Python code
-	$(BIN)/ruff check extract baselines annotation tests benchmarks
+lint: $(STAMP) ## ruff check + format check over the Python code, sqlfluff over dbt_project/ and sql/
+	$(BIN)/ruff check .
+	$(BIN)/sqlfluff lint dbt_project
+	$(BIN)/sqlfluff lint sql --templater placeholder
+	$(BIN)/ruff format --check .
 
 db-start: $(STAMP) ## Start the embedded Postgres and create the raw schema
 	$(BIN)/sherliic-db start

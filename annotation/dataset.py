@@ -1,4 +1,4 @@
-"""Aggregate judgements (dbt models/annotation) and export the gold items as SherLIiC dev/test CSVs."""
+"""Aggregate judgements (dbt tag:annotation) and export the gold items as SherLIiC dev/test CSVs."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def aggregate(
 
     target_path: a private dbt target folder (lets several dbt processes run side by side).
     """
-    args = ["build", "--select", "annotation"]
+    args = ["build", "--select", "tag:annotation"]
     if target_path is not None:
         args += ["--target-path", str(target_path / "target"), "--log-path", str(target_path / "logs")]
     run_dbt(args, url, dbt_vars)

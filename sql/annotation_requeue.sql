@@ -9,6 +9,6 @@ select
     items.premise_text,
     items.hypothesis_text
 from warehouse.annotation_item_labels as labels
-inner join raw.annotation_items as items on items.item_id = labels.item_id
+inner join raw.annotation_items as items on labels.item_id = items.item_id
 where labels.status = 'requeue'
-order by labels.n_missing desc, labels.item_id;
+order by labels.n_missing desc, labels.item_id asc;

@@ -1,5 +1,5 @@
 -- The paper's Table 2 for the annotated items: one row per task and split, after
--- `sherliic-annotate aggregate` (dbt models/annotation).
+-- `sherliic-annotate aggregate` (dbt tag:annotation).
 select
     task,
     split,

@@ -12,7 +12,7 @@
 select hypothesis_path as hypothesis
 from warehouse.inference_candidates
 group by hypothesis_path
-order by count(*) desc, hypothesis_path
+order by count(*) desc, hypothesis_path asc
 limit 1
 \gset
 \endif

@@ -36,7 +36,7 @@ select
     sum(signatures.n_entity_pairs) as n_entity_pairs,
     coalesce(sum(premises.n_candidates), 0) as n_candidates_as_premise
 from signatures
-left join premises on premises.typed_rel_id = signatures.typed_rel_id
+left join premises on signatures.typed_rel_id = premises.typed_rel_id
 group by signatures.type_signature
-order by n_typed_relations desc, n_entity_pairs desc, signatures.type_signature
+order by n_typed_relations desc, n_entity_pairs desc, signatures.type_signature asc
 limit :limit;

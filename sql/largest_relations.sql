@@ -17,5 +17,5 @@ select
     n_arg2_entities,
     n_typed_relations
 from warehouse.relations
-order by n_entity_pairs desc, n_instances desc, path
+order by n_entity_pairs desc, n_instances desc, path asc
 limit :limit;

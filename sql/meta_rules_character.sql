@@ -10,5 +10,5 @@ select
     n_infcands,
     example_lemmas
 from warehouse.meta_rules_character
-order by n_fillers desc, n_rules desc, premise_pattern, hypothesis_pattern
+order by n_fillers desc, n_rules desc, premise_pattern asc, hypothesis_pattern asc
 limit 25;

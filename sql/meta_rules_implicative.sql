@@ -8,4 +8,4 @@ select
     n_infcands,
     example_meta_rule
 from warehouse.meta_rules_implicative
-order by n_fillers desc, n_rules desc, verb;
+order by n_fillers desc, n_rules desc, verb asc;

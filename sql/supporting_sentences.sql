@@ -12,9 +12,12 @@
 \endif
 \if :{?premise}
 \else
-select premise_typed_rel_id as premise, hypothesis_typed_rel_id as hypothesis, alignment
+select
+    premise_typed_rel_id as premise,
+    hypothesis_typed_rel_id as hypothesis,
+    alignment
 from warehouse.inference_candidates
-order by score desc, premise_typed_rel_id, hypothesis_typed_rel_id
+order by score desc, premise_typed_rel_id asc, hypothesis_typed_rel_id asc
 limit 1
 \gset
 \endif
@@ -41,16 +44,20 @@ overlap as (
         premise.arg2_entity_id
     from candidate
     inner join warehouse.teg_edges as premise
-        on premise.typed_rel_id = candidate.premise_typed_rel_id
+        on candidate.premise_typed_rel_id = premise.typed_rel_id
     inner join warehouse.teg_edges as hypothesis
-        on hypothesis.typed_rel_id = candidate.hypothesis_typed_rel_id
+        on candidate.hypothesis_typed_rel_id = hypothesis.typed_rel_id
         and (
-            (candidate.alignment = 'straight'
-                and hypothesis.arg1_entity_id = premise.arg1_entity_id
-                and hypothesis.arg2_entity_id = premise.arg2_entity_id)
-            or (candidate.alignment = 'crossed'
-                and hypothesis.arg1_entity_id = premise.arg2_entity_id
-                and hypothesis.arg2_entity_id = premise.arg1_entity_id)
+            (
+                candidate.alignment = 'straight'
+                and premise.arg1_entity_id = hypothesis.arg1_entity_id
+                and premise.arg2_entity_id = hypothesis.arg2_entity_id
+            )
+            or (
+                candidate.alignment = 'crossed'
+                and premise.arg2_entity_id = hypothesis.arg1_entity_id
+                and premise.arg1_entity_id = hypothesis.arg2_entity_id
+            )
         )
 
 ),
@@ -61,12 +68,14 @@ supporting as (
         'premise' as side,
         overlap.arg1_entity_id,
         overlap.arg2_entity_id,
-        instances.sentence_id
+        instances.document_id,
+        instances.line_number,
+        instances.sentence_text
     from overlap
-    inner join warehouse.int_relation_instances as instances
-        on instances.rel_id = overlap.premise_rel_id
-        and instances.arg1_entity_id = overlap.arg1_entity_id
-        and instances.arg2_entity_id = overlap.arg2_entity_id
+    inner join warehouse.relation_instances as instances
+        on overlap.premise_rel_id = instances.rel_id
+        and overlap.arg1_entity_id = instances.arg1_entity_id
+        and overlap.arg2_entity_id = instances.arg2_entity_id
 
     union all
 
@@ -74,17 +83,23 @@ supporting as (
         'hypothesis' as side,
         overlap.arg1_entity_id,
         overlap.arg2_entity_id,
-        instances.sentence_id
+        instances.document_id,
+        instances.line_number,
+        instances.sentence_text
     from overlap
-    inner join warehouse.int_relation_instances as instances
-        on instances.rel_id = overlap.hypothesis_rel_id
+    inner join warehouse.relation_instances as instances
+        on overlap.hypothesis_rel_id = instances.rel_id
         and (
-            (overlap.alignment = 'straight'
-                and instances.arg1_entity_id = overlap.arg1_entity_id
-                and instances.arg2_entity_id = overlap.arg2_entity_id)
-            or (overlap.alignment = 'crossed'
-                and instances.arg1_entity_id = overlap.arg2_entity_id
-                and instances.arg2_entity_id = overlap.arg1_entity_id)
+            (
+                overlap.alignment = 'straight'
+                and overlap.arg1_entity_id = instances.arg1_entity_id
+                and overlap.arg2_entity_id = instances.arg2_entity_id
+            )
+            or (
+                overlap.alignment = 'crossed'
+                and overlap.arg2_entity_id = instances.arg1_entity_id
+                and overlap.arg1_entity_id = instances.arg2_entity_id
+            )
         )
 
 )
@@ -93,12 +108,11 @@ select
     arg1.entity_name as x,
     arg2.entity_name as y,
     supporting.side,
-    sentences.document_id,
-    sentences.line_number,
-    sentences.text as sentence
+    supporting.document_id,
+    supporting.line_number,
+    supporting.sentence_text as sentence
 from supporting
-inner join warehouse.entities as arg1 on arg1.entity_id = supporting.arg1_entity_id
-inner join warehouse.entities as arg2 on arg2.entity_id = supporting.arg2_entity_id
-left join raw.sentences as sentences on sentences.sentence_id = supporting.sentence_id
-order by x, y, supporting.side desc, sentences.document_id, sentences.line_number
+inner join warehouse.entities as arg1 on supporting.arg1_entity_id = arg1.entity_id
+inner join warehouse.entities as arg2 on supporting.arg2_entity_id = arg2.entity_id
+order by x asc, y asc, supporting.side desc, supporting.document_id asc, supporting.line_number asc
 limit :limit;

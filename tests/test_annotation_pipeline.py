@@ -54,7 +54,7 @@ def test_meta_rules_and_sampling_on_the_real_marts(fresh_db_url: str, tmp_path: 
     _load_raw_graph(fresh_db_url)
     private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
     run_dbt(
-        ["run", "--select", "+inference_candidates", "+teg_edges", "+entities", "meta_rules", *private],
+        ["run", "--select", "+inference_candidates", "+teg_edges", "+entities", "tag:meta_rules", *private],
         fresh_db_url,
         VARS,
     )

@@ -8,6 +8,7 @@ rule (x sells to y ⇒ y buys from x), plus filler pairs so |E| is large enough 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import subprocess
@@ -101,11 +102,11 @@ def load_raw_graph(url: str, graph: dict) -> None:
 
 
 PURCHASE = "nsubj^-___purchase___dobj"
-MY_MODELS = ["path:models/staging", "path:models/intermediate", "path:models/marts"]
+MY_MODELS = ["tag:teg"]
 
 
 def build(url: str, target: Path, dbt_vars: dict | None = None, command: str = "build") -> float:
-    """dbt <command> of this helper's models; own target/log dirs so parallel dbt runs don't collide."""
+    """dbt <command> of the TEG and InfCand models (tag:teg); own target/log dirs for parallel dbt runs."""
     started = time.perf_counter()
     run_dbt(
         [command, "--select", *MY_MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
@@ -177,6 +178,48 @@ def test_mart_columns_follow_the_contract(built: str) -> None:
     }
     for table, required in contract.items():
         assert set(required) <= set(columns(built, table)), table
+
+
+def md5_key(*values: object) -> str:
+    """The surrogate_key macro in Python: md5 of the values as text, joined by '|'."""
+    return hashlib.md5("|".join(str(value) for value in values).encode()).hexdigest()
+
+
+def test_stable_keys_are_md5_of_the_natural_keys(built: str) -> None:
+    def mart(table: str, columns: str) -> list[dict]:
+        return rows(built, f"select {columns} from warehouse.{table}")
+
+    relations = mart("relations", "rel_id, path, relation_key")
+    # pinned: md5("nsubj^-___buy___dobj"), the same in every build and on every engine
+    assert {row["path"]: row["relation_key"] for row in relations}[BUY] == "d719d4ea0bd2572dc083bff0f6db3907"
+    assert all(row["relation_key"] == md5_key(row["path"]) for row in relations)
+    relation_keys = {row["rel_id"]: row["relation_key"] for row in relations}
+    typed = mart("typed_relations", "typed_rel_id, path, type_a, type_b, typed_relation_key")
+    assert all(row["typed_relation_key"] == md5_key(row["path"], row["type_a"], row["type_b"])
+               for row in typed)
+    typed_keys = {row["typed_rel_id"]: row["typed_relation_key"] for row in typed}
+    entities = mart("entities", "entity_id, source_entity_id, entity_key")
+    assert all(row["entity_key"] == md5_key(row["source_entity_id"]) for row in entities)
+    source_ids = {row["entity_id"]: row["source_entity_id"] for row in entities}
+
+    def edge_key(parent_key: str, row: dict) -> str:
+        return md5_key(parent_key, source_ids[row["arg1_entity_id"]], source_ids[row["arg2_entity_id"]])
+
+    edges = mart("teg_edges", "typed_rel_id, arg1_entity_id, arg2_entity_id, edge_key")
+    assert edges and all(row["edge_key"] == edge_key(typed_keys[row["typed_rel_id"]], row) for row in edges)
+    untyped = mart("untyped_edges", "rel_id, arg1_entity_id, arg2_entity_id, edge_key")
+    assert untyped and all(row["edge_key"] == edge_key(relation_keys[row["rel_id"]], row) for row in untyped)
+    candidates = mart(
+        "inference_candidates",
+        "premise_typed_rel_id, hypothesis_typed_rel_id, alignment, premise_key, hypothesis_key, "
+        "candidate_key",
+    )
+    assert candidates and all(
+        row["premise_key"] == typed_keys[row["premise_typed_rel_id"]]
+        and row["hypothesis_key"] == typed_keys[row["hypothesis_typed_rel_id"]]
+        and row["candidate_key"] == md5_key(row["premise_key"], row["hypothesis_key"], row["alignment"])
+        for row in candidates
+    )
 
 
 def test_relations_and_entities(built: str) -> None:
@@ -403,6 +446,20 @@ def test_export_release_files(built: str, tmp_path: Path) -> None:
     assert len(rules) == summary.rows["rules.tsv"] == count("inference_candidates")
     assert {"premise", "conclusion", "relv", "sigma", "esr"} <= set(rules[0])
     assert all(float(rule["esr"]) > 0 and "~" in rule["premise"] for rule in rules)
+    # typed relations as SherLIiC's combine_type(type_id, rel_id) writes them: "type_id~rel_id"
+    marts = {
+        row["candidate_key"]: row
+        for row in rows(
+            built,
+            "select candidate_key, premise_tsg_index, premise_rel_id, hypothesis_tsg_index, "
+            "hypothesis_rel_id from warehouse.inference_candidates",
+        )
+    }
+    assert set(marts) == {rule["candidate_key"] for rule in rules}
+    for rule in rules:
+        mart = marts[rule["candidate_key"]]
+        assert rule["premise"] == f"{mart['premise_tsg_index']}~{mart['premise_rel_id']}"
+        assert rule["conclusion"] == f"{mart['hypothesis_tsg_index']}~{mart['hypothesis_rel_id']}"
     assert main(["--out", str(tmp_path / "cli"), "--database-url", built]) == 0
     assert (tmp_path / "cli" / "rules.tsv").exists()
 

@@ -21,7 +21,7 @@ from warehouse.dbt import run_dbt
 
 TYPES = {"a": "person", "b": "company", "c": "city", "d": "company", "e": "person"}
 DBT_VARS = {"r_min": 1, "min_relv": 0, "min_sigma": -1.0e12, "min_esr": 0, "top_n_premises": 1000}
-MODELS = ["path:models/staging", "path:models/intermediate", "path:models/marts"]
+MODELS = ["tag:teg"]
 
 
 def load_raw(url: str) -> None:

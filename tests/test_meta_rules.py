@@ -49,7 +49,7 @@ def _make_candidates(url: str) -> None:
 def test_meta_rules_on_fixture(fresh_db_url: str, tmp_path: Path) -> None:
     _make_candidates(fresh_db_url)
     private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
-    run_dbt(["build", "--select", "meta_rules", *private], fresh_db_url)
+    run_dbt(["build", "--select", "tag:meta_rules", *private], fresh_db_url)
     with connect(fresh_db_url) as conn:
         word = {
             (r[0], r[1], r[2]): r[3:]

@@ -14,11 +14,14 @@
 - ``type_index.json`` — ``{rel_id: {type_id: [tsg_a, tsg_b]}}`` with rel_id/type_id as JSON object
   keys (strings) and each tsg component a sorted list of type names (``["thing"]`` = ⊤).
 - ``rules.tsv`` — the inference candidates, with a header line: ``premise``, ``conclusion``
-  (typed relations as ``rel_id~type_id``), ``relv``, ``sigma``, ``esr``, ``score``, ``alignment``
+  (typed relations as ``type_id~rel_id``, the order of SherLIiC's own ``combine_type(type_id, rel_id)``,
+  so the first five columns read like SherLIiC's rule files), ``relv``, ``sigma``, ``esr``, ``score``,
+  ``alignment``
   (straight: A(x,y) ⇒ B(x,y); crossed: A(x,y) ⇒ B(y,x)), ``rank_for_hypothesis``,
   ``premise_type_a``, ``premise_type_b``, ``conclusion_type_a``, ``conclusion_type_b``,
   ``premise_tsg``, ``conclusion_tsg`` (``tsg_a/tsg_b``, each component's types joined by ``|``),
-  ``premise_path``, ``conclusion_path``, ``overlap_size``.
+  ``premise_path``, ``conclusion_path``, ``overlap_size``, ``candidate_key`` (the mart's stable key:
+  md5 of both typed relations' natural keys and the alignment, the same in every build).
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
 """
@@ -56,8 +59,8 @@ TSV_EXPORTS: dict[str, str] = {
 
 RULES_QUERY = f"""
     select
-        candidates.premise_rel_id || '~' || candidates.premise_tsg_index as premise,
-        candidates.hypothesis_rel_id || '~' || candidates.hypothesis_tsg_index as conclusion,
+        candidates.premise_tsg_index || '~' || candidates.premise_rel_id as premise,
+        candidates.hypothesis_tsg_index || '~' || candidates.hypothesis_rel_id as conclusion,
         candidates.relv,
         candidates.sigma,
         candidates.esr,
@@ -73,7 +76,8 @@ RULES_QUERY = f"""
             as conclusion_tsg,
         candidates.premise_path,
         candidates.hypothesis_path as conclusion_path,
-        candidates.overlap_size
+        candidates.overlap_size,
+        candidates.candidate_key
     from {SCHEMA}.inference_candidates as candidates
     inner join {SCHEMA}.typed_relations as premise on candidates.premise_typed_rel_id = premise.typed_rel_id
     inner join {SCHEMA}.typed_relations as hypothesis

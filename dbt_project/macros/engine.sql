@@ -111,10 +111,10 @@ analyze table {{ this }} compute statistics
 {{ return(adapter.dispatch('analyze_sources', 'sherliic')()) }}
 {%- endmacro %}
 {% macro default__analyze_sources() -%}
-analyze {{ source('raw', 'load_batches') }};
-analyze {{ source('raw', 'relation_instances') }};
-analyze {{ source('raw', 'entity_types') }};
-analyze {{ source('raw', 'entities') }}
+analyze {{ source('extract', 'load_batches') }};
+analyze {{ source('extract', 'relation_instances') }};
+analyze {{ source('extract', 'entity_types') }};
+analyze {{ source('extract', 'entities') }}
 {%- endmacro %}
 {% macro spark__analyze_sources() -%}
 select 1
@@ -145,7 +145,7 @@ explode({{ arr }})
 {%- endmacro %}
 
 {# all (i, j) with bit i set in first_mask and bit j in second_mask (0-based, both < width), as one
-   bigint with bit i * width + j set: the product of two type-rank masks (see int_pair_overlaps) #}
+   bigint with bit i * width + j set: the product of two type-rank masks (see int_typed_overlaps) #}
 {% macro mask_product(first_mask, second_mask, width) -%}
 {{ return(adapter.dispatch('mask_product', 'sherliic')(first_mask, second_mask, width)) }}
 {%- endmacro %}

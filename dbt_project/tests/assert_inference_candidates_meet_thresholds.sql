@@ -1,4 +1,4 @@
--- Every InfCand meets all six acceptance criteria (DESIGN §5) for the vars of this run, and the
+-- Every InfCand meets all six acceptance criteria (docs/design.md §5) for the vars of this run, and the
 -- top-N cut. Criterion 1 is re-checked from typed_relations' signatures (⊤ compatible with all).
 with
 

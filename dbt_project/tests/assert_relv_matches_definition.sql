@@ -20,7 +20,7 @@ recomputed as (
     select
         candidates.*,
         candidates.overlap_size * graph.n_entities * graph.n_entities
-            / (cast(candidates.premise_size as double precision) * candidates.hypothesis_size) as expected_relv,
+        / (cast(candidates.premise_size as double precision) * candidates.hypothesis_size) as expected_relv,
         cast(candidates.n_overlap_entities as double precision) / (2 * candidates.overlap_size)
             as expected_esr,
         graph.n_entities as expected_n_entities

@@ -1,4 +1,4 @@
--- Raw schema: what the extractors load. dbt reads these tables as sources (dbt_project/models/staging).
+-- Raw schema: what the extractors load. dbt reads these tables as source `extract` (dbt_project/models/staging/extract).
 -- Every row belongs to a load batch, so a batch can be rolled back or replaced as a whole.
 -- All statements are idempotent (`sherliic-db init`; the loaders via warehouse.server.ensure_schema).
 

@@ -1,6 +1,6 @@
 -- Annotation of inference candidates (paper §3; Zeichner et al. 2012 two-step variant).
 -- Items are snapshots of sampled InfCands (rendered text, example entities, scores), so judgements
--- stay interpretable after the TEG is rebuilt. dbt (models/annotation) aggregates the judgements.
+-- stay interpretable after the TEG is rebuilt. dbt (tag:annotation) aggregates the judgements.
 -- All statements are idempotent (`sherliic-db init`; the loaders via warehouse.server.ensure_schema).
 
 create schema if not exists raw;

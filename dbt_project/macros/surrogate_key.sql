@@ -1,0 +1,17 @@
+{#
+  A stable key: md5 of the natural key's columns, cast to text and joined by '|' (null -> '_null_').
+  Unlike the integer ids (row numbers of one build) it is the same in every build and on every
+  engine for the same natural key, so consumers can join rows across builds. md5(string) and
+  concat exist in Postgres and Spark SQL; the cast goes through dbt.type_string().
+#}
+{% macro surrogate_key(columns) -%}
+{{ return(adapter.dispatch('surrogate_key', 'sherliic')(columns)) }}
+{%- endmacro %}
+
+{% macro default__surrogate_key(columns) -%}
+md5(concat(
+    {%- for column in columns %}
+    coalesce(cast({{ column }} as {{ dbt.type_string() }}), '_null_'){{ ", '|'," if not loop.last }}
+    {%- endfor %}
+))
+{%- endmacro %}

@@ -1,0 +1,100 @@
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+-- τ(e) on entity keys, for the entities of the graph only, from the type rows of loaded batches.
+-- Sources: the var type_sources (default null = every type_source). With var map_types = true every
+-- type is replaced by its targets in the loaded type maps and unmapped types are dropped (e.g.
+-- Freebase -> FIGER). Types spelled like the top type (var top_type) are dropped: ⊤ already matches
+-- every entity.
+with
+
+entity_types as (
+
+    select * from {{ ref('stg_extract__entity_types') }}
+
+),
+
+load_batches as (
+
+    select * from {{ ref('stg_extract__load_batches') }}
+
+),
+
+entity_keys as (
+
+    select * from {{ ref('int_entity_keys') }}
+
+),
+
+{% if map_types_enabled() %}
+-- used in the map_types branch below (the linter renders the other branch)
+type_mappings as (  -- noqa: ST03
+
+    select * from {{ ref('stg_extract__type_mappings') }}
+
+),
+{% endif %}
+
+selected_types as (
+
+    select
+        entity_types.entity_id,
+        entity_types.type_name
+
+    from entity_types
+    inner join load_batches
+        on entity_types.batch_id = load_batches.batch_id
+    where load_batches.is_loaded
+        and {{ type_sources_filter('entity_types.type_source') }}
+
+),
+
+{% if map_types_enabled() %}
+loaded_mappings as (
+
+    select distinct
+        type_mappings.source_type,
+        type_mappings.target_type
+
+    from type_mappings
+    inner join load_batches
+        on type_mappings.batch_id = load_batches.batch_id
+    where load_batches.is_loaded
+
+),
+
+mapped as (
+
+    select
+        selected_types.entity_id,
+        loaded_mappings.target_type as type_name
+
+    from selected_types
+    inner join loaded_mappings
+        on selected_types.type_name = loaded_mappings.source_type
+
+),
+{% else %}
+mapped as (
+
+    select
+        entity_id,
+        type_name
+
+    from selected_types
+
+),
+{% endif %}
+
+keyed as (
+
+    select distinct
+        entity_keys.entity_id,
+        mapped.type_name
+
+    from mapped
+    inner join entity_keys
+        on mapped.entity_id = entity_keys.source_entity_id
+    where mapped.type_name <> {{ top_type() }}
+
+)
+
+select * from keyed

@@ -1,0 +1,85 @@
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+-- For each relation, slot and entity filling that slot: the ranked slot types (int_slot_types_ranked)
+-- the entity has, as a bit mask (bit r-1 = the type of rank r; ⊤ is set for every entity). Types are
+-- looked up once per (relation, slot, entity), not per pair: hub entities fill a slot of a relation
+-- with many partners. A table of its own so that the planner knows its size when
+-- int_relation_pair_typings joins it twice (as a CTE it was estimated at a few thousand rows and
+-- joined slot 1 × slot 2 per relation first). Entities matching none of the slot's types are left out.
+with
+
+-- one import CTE per use (Postgres materialises a CTE that is read more than once)
+slot1_pairs as (
+
+    select * from {{ ref('int_relation_pairs') }}
+
+),
+
+slot2_pairs as (
+
+    select * from {{ ref('int_relation_pairs') }}
+
+),
+
+slot_types as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+
+),
+
+entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+slot_entities as (
+
+    select
+        rel_id,
+        1 as slot,
+        arg1_entity_id as entity_id
+
+    from slot1_pairs
+    group by
+        rel_id,
+        arg1_entity_id
+
+    union all
+
+    select
+        rel_id,
+        2 as slot,
+        arg2_entity_id as entity_id
+
+    from slot2_pairs
+    group by
+        rel_id,
+        arg2_entity_id
+
+),
+
+slot_entity_masks as (
+
+    select
+        slot_entities.rel_id,
+        slot_entities.slot,
+        slot_entities.entity_id,
+        bit_or(1 << (slot_types.type_rank - 1)) as type_mask
+
+    from slot_entities
+    inner join slot_types
+        on slot_entities.rel_id = slot_types.rel_id
+        and slot_entities.slot = slot_types.slot
+    left join entity_types
+        on slot_entities.entity_id = entity_types.entity_id
+        and slot_types.type_name = entity_types.type_name
+    where slot_types.is_top_type
+        or entity_types.entity_id is not null
+    group by
+        slot_entities.rel_id,
+        slot_entities.slot,
+        slot_entities.entity_id
+
+)
+
+select * from slot_entity_masks

@@ -1,0 +1,94 @@
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+-- Paper §2.2: typed relations R_{s,u} for s, u among the ranked slot types (⊤ matches everything),
+-- kept when |R_{s,u}| ≥ r_min. typed_rel_id is global; tsg_index is SherLIiC's per-relation type id
+-- (0-based, by slot-1 rank then slot-2 rank). Sizes and projections are summed over the count
+-- classes of the pairs' type masks (macro typing_size_parts), not over (pair, typing) rows.
+with
+
+slot1_types as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+    where slot = 1
+
+),
+
+slot2_types as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+    where slot = 2
+
+),
+
+-- reads the table three times (directly, so that Postgres does not materialise a copy)
+count_classes as (
+
+    {{ typing_size_parts(ref('int_relation_pair_typings'), ['rel_id'], 'n_instances') }}
+
+),
+
+typings as (
+
+    select
+        slot1_types.rel_id,
+        slot1_types.type_name as type_a,
+        slot2_types.type_name as type_b,
+        slot1_types.type_rank as type_rank_a,
+        slot2_types.type_rank as type_rank_b
+
+    from slot1_types
+    inner join slot2_types
+        on slot1_types.rel_id = slot2_types.rel_id
+
+),
+
+sized as (
+
+    select
+        typings.rel_id,
+        typings.type_a,
+        typings.type_b,
+        typings.type_rank_a,
+        typings.type_rank_b,
+        sum(count_classes.n_pairs) as n_entity_pairs,
+        sum(count_classes.n_instances) as n_instances,
+        sum(count_classes.n_arg1_entities) as n_arg1_entities,
+        sum(count_classes.n_arg2_entities) as n_arg2_entities
+
+    from typings
+    inner join count_classes
+        on typings.rel_id = count_classes.rel_id
+    where {{ bit_is_set('count_classes.arg1_mask', 'typings.type_rank_a - 1') }}
+        and {{ bit_is_set('count_classes.arg2_mask', 'typings.type_rank_b - 1') }}
+    group by
+        typings.rel_id,
+        typings.type_a,
+        typings.type_b,
+        typings.type_rank_a,
+        typings.type_rank_b
+    having sum(count_classes.n_pairs) >= {{ var('r_min') }}
+
+),
+
+keyed as (
+
+    select
+        cast(row_number() over (order by rel_id, type_rank_a, type_rank_b) as integer) as typed_rel_id,
+        rel_id,
+        type_a,
+        type_b,
+        type_rank_a,
+        type_rank_b,
+        cast(row_number() over (
+            partition by rel_id
+            order by type_rank_a, type_rank_b
+        ) - 1 as integer) as tsg_index,
+        cast(n_entity_pairs as bigint) as n_entity_pairs,
+        cast(n_instances as bigint) as n_instances,
+        cast(n_arg1_entities as bigint) as n_arg1_entities,
+        cast(n_arg2_entities as bigint) as n_arg2_entities
+
+    from sized
+
+)
+
+select * from keyed

@@ -1,0 +1,71 @@
+{{ config(post_hook="{{ analyze_table() }}") }}
+with
+
+entity_keys as (
+
+    select * from {{ ref('int_entity_keys') }}
+
+),
+
+entity_names as (
+
+    select * from {{ ref('stg_extract__entities') }}
+
+),
+
+load_batches as (
+
+    select * from {{ ref('stg_extract__load_batches') }}
+
+),
+
+entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+names as (
+
+    select
+        entity_names.entity_id as source_entity_id,
+        min(entity_names.entity_name) as entity_name
+
+    from entity_names
+    inner join load_batches
+        on entity_names.batch_id = load_batches.batch_id
+    where load_batches.is_loaded
+    group by entity_names.entity_id
+
+),
+
+types as (
+
+    select
+        entity_id,
+        {{ sorted_set_agg('type_name') }} as types
+
+    from entity_types
+    group by entity_id
+
+),
+
+final as (
+
+    select
+        entity_keys.entity_id,
+        entity_keys.source_entity_id,
+        coalesce(names.entity_name, entity_keys.source_entity_id) as entity_name,
+        coalesce(types.types, {{ empty_text_array() }}) as types,
+        cast(entity_keys.n_instances as bigint) as n_instances,
+        {{ surrogate_key(['entity_keys.source_entity_id']) }} as entity_key
+
+    from entity_keys
+    left join names
+        on entity_keys.source_entity_id = names.source_entity_id
+    left join types
+        on entity_keys.entity_id = types.entity_id
+
+)
+
+select * from final

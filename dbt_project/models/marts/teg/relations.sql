@@ -1,0 +1,84 @@
+{{ config(post_hook="{{ analyze_table() }}") }}
+with
+
+relation_keys as (
+
+    select * from {{ ref('int_relation_keys') }}
+
+),
+
+relation_pairs as (
+
+    select * from {{ ref('int_relation_pairs') }}
+
+),
+
+typed_relations as (
+
+    select * from {{ ref('int_typed_relations') }}
+
+),
+
+pair_stats as (
+
+    select
+        rel_id,
+        count(*) as n_entity_pairs,
+        count(distinct arg1_entity_id) as n_arg1_entities,
+        count(distinct arg2_entity_id) as n_arg2_entities
+
+    from relation_pairs
+    group by rel_id
+
+),
+
+typing_stats as (
+
+    select
+        rel_id,
+        count(*) as n_typed_relations
+
+    from typed_relations
+    group by rel_id
+
+),
+
+labelled as (
+
+    select
+        relation_keys.rel_id,
+        relation_keys.path,
+        {{ strip_up_marker(path_element('relation_keys.path', -1)) }} in ('nsubj', 'nsubjpass')
+            as is_reversed,
+        {{ path_element('relation_keys.path', 2) }} as first_lemma,
+        {{ path_element('relation_keys.path', -2) }} as last_lemma,
+        relation_keys.n_instances
+
+    from relation_keys
+
+),
+
+final as (
+
+    select
+        labelled.rel_id,
+        labelled.path,
+        case when labelled.is_reversed then labelled.last_lemma else labelled.first_lemma end
+            as predicate_lemma,
+        labelled.is_reversed,
+        cast(labelled.n_instances as bigint) as n_instances,
+        cast(pair_stats.n_entity_pairs as bigint) as n_entity_pairs,
+        cast(pair_stats.n_arg1_entities as bigint) as n_arg1_entities,
+        cast(pair_stats.n_arg2_entities as bigint) as n_arg2_entities,
+        cast(coalesce(typing_stats.n_typed_relations, 0) as bigint) as n_typed_relations,
+        {{ surrogate_key(['labelled.path']) }} as relation_key
+
+    from labelled
+    inner join pair_stats
+        on labelled.rel_id = pair_stats.rel_id
+    left join typing_stats
+        on labelled.rel_id = typing_stats.rel_id
+
+)
+
+select * from final

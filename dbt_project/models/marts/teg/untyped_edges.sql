@@ -1,0 +1,52 @@
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+with
+
+relation_pairs as (
+
+    select * from {{ ref('int_relation_pairs') }}
+
+),
+
+relations as (
+
+    select * from {{ ref('relations') }}
+
+),
+
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+arg1_keys as (
+
+    select * from {{ ref('int_entity_keys') }}
+
+),
+
+arg2_keys as (
+
+    select * from {{ ref('int_entity_keys') }}
+
+),
+
+final as (
+
+    select
+        relation_pairs.rel_id,
+        relation_pairs.arg1_entity_id,
+        relation_pairs.arg2_entity_id,
+        cast(relation_pairs.n_instances as bigint) as n_instances,
+        {{ surrogate_key([
+            'relations.relation_key',
+            'arg1_keys.source_entity_id',
+            'arg2_keys.source_entity_id',
+        ]) }} as edge_key
+
+    from relation_pairs
+    inner join relations
+        on relation_pairs.rel_id = relations.rel_id
+    inner join arg1_keys
+        on relation_pairs.arg1_entity_id = arg1_keys.entity_id
+    inner join arg2_keys
+        on relation_pairs.arg2_entity_id = arg2_keys.entity_id
+
+)
+
+select * from final
