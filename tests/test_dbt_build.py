@@ -195,8 +195,9 @@ def test_stable_keys_are_md5_of_the_natural_keys(built: str) -> None:
     assert all(row["relation_key"] == md5_key(row["path"]) for row in relations)
     relation_keys = {row["rel_id"]: row["relation_key"] for row in relations}
     typed = mart("typed_relations", "typed_rel_id, path, type_a, type_b, typed_relation_key")
-    assert all(row["typed_relation_key"] == md5_key(row["path"], row["type_a"], row["type_b"])
-               for row in typed)
+    assert all(
+        row["typed_relation_key"] == md5_key(row["path"], row["type_a"], row["type_b"]) for row in typed
+    )
     typed_keys = {row["typed_rel_id"]: row["typed_relation_key"] for row in typed}
     entities = mart("entities", "entity_id, source_entity_id, entity_key")
     assert all(row["entity_key"] == md5_key(row["source_entity_id"]) for row in entities)
