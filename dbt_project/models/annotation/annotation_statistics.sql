@@ -61,13 +61,13 @@ gold_stats as (
 
 gold_long as (
 
-    select task, split, 'n_items' as statistic, cast(n_items as double precision) as value from gold_stats
+    select task, split, 'n_items' as statistic, cast(n_items as {{ type_double() }}) as value from gold_stats
     union all
     select task, split, 'n_yes', n_yes from gold_stats
     union all
     select task, split, 'n_no', n_no from gold_stats
     union all
-    select task, split, 'share_yes', cast(n_yes as double precision) / n_items from gold_stats
+    select task, split, 'share_yes', cast(n_yes as {{ type_double() }}) / n_items from gold_stats
     union all
     select task, split, 'n_disagr_0', n_disagr_0 from gold_stats
     union all
@@ -75,13 +75,13 @@ gold_long as (
     union all
     select task, split, 'n_disagr_2', n_disagr_2 from gold_stats
     union all
-    select task, split, 'share_unanimous', cast(n_disagr_0 as double precision) / n_items from gold_stats
+    select task, split, 'share_unanimous', cast(n_disagr_0 as {{ type_double() }}) / n_items from gold_stats
 
 ),
 
 effort_long as (
 
-    select task, 'all' as split, 'n_sampled' as statistic, cast(count(*) as double precision) as value
+    select task, 'all' as split, 'n_sampled' as statistic, cast(count(*) as {{ type_double() }}) as value
     from items group by task
     union all
     select task, 'all', 'n_judgements', count(*) from judgements group by task
