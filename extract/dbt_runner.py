@@ -26,9 +26,9 @@ def run_dbt(
     check: bool = True,
     engine: str | None = None,
 ) -> int:
-    """Run `dbt <args>` in dbt_project/ on the engine's warehouse (default SHERLIIC_ENGINE); on
-    Postgres, the database at `url`; dbt vars are passed as JSON."""
-    engine = engine or current_engine()
+    """Run `dbt <args>` in dbt_project/ on an engine's warehouse; dbt vars are passed as JSON.
+    Engine: as given, else Postgres when a database `url` is given, else SHERLIIC_ENGINE."""
+    engine = engine or ("postgres" if url else current_engine())
     if engine == "spark":
         # the raw tables are created by the Spark loaders (extract.spark_raw); starting a second
         # JVM here would also hold the one-process Derby metastore

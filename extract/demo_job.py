@@ -27,6 +27,7 @@ from rich.table import Table
 from extract import demo
 from extract.db import apply_schema, database_url
 from extract.dbt_runner import run_dbt
+from extract.engine import current_engine
 from extract.load import load_corpus, load_types
 from extract.settings import OUT_DIR
 
@@ -353,6 +354,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
     args = parser.parse_args(argv)
     console = Console()
+    if current_engine() != "postgres":  # Spark needs the distributed extraction first (issue #11)
+        console.print("[bold red]demo failed:[/] SHERLIIC_ENGINE=spark is not supported by the demo yet; "
+                      "unset it to run the demo on Postgres")
+        return 2
     try:
         summary = run_demo(size=args.size, seed=args.seed, out_dir=args.out, processes=args.processes,
                            console=console, dbt_verbose=args.dbt_verbose)
