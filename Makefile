@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
 	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
-	bench-baselines annotate-sample annotate-serve browser-deps clean
+	bench-baselines annotate-sample annotate-serve browser-deps spark-deps clean
 
 help: ## List every target with a one-line description
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -23,6 +23,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP) ## Create .venv and install the pinned dependencies
+
+SPARK_STAMP := $(VENV)/.installed-spark
+$(SPARK_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,spark]'
+	touch $(SPARK_STAMP)
+
+spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark + dbt-spark, ~630 MB; needs Java 17) for SHERLIIC_ENGINE=spark
 
 demo: $(STAMP) ## Main job: embedded Postgres, demo corpus, extract, load, dbt build, summary
 	$(BIN)/sherliic-demo
@@ -99,6 +106,6 @@ browser-deps: ## Install Debian's chromium for the annotation page's browser tes
 	@if command -v chromium >/dev/null; then echo "chromium present"; else \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null); fi
 
-clean: ## Stop the database and remove generated files (out/, .pgdata/, dbt target/)
+clean: ## Stop the database and remove generated files (out/, .pgdata/, .spark/, dbt target/)
 	-$(BIN)/sherliic-db stop
-	rm -rf out .pgdata dbt_project/target dbt_project/logs
+	rm -rf out .pgdata .spark dbt_project/target dbt_project/logs

@@ -27,6 +27,7 @@ from rich.table import Table
 from demo import generator
 from extract.batches import load_corpus, load_types
 from warehouse.dbt import run_dbt
+from warehouse.engine import current_engine
 from warehouse.server import database_url, ensure_schema
 from warehouse.settings import OUT_DIR
 
@@ -410,6 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
     args = parser.parse_args(argv)
     console = Console()
+    if current_engine() != "postgres":  # Spark needs the distributed extraction first (issue #11)
+        console.print(
+            "[bold red]demo failed:[/] SHERLIIC_ENGINE=spark is not supported by the demo yet; "
+            "unset it to run the demo on Postgres"
+        )
+        return 2
     try:
         summary = run_demo(
             size=args.size,

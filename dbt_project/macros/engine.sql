@@ -101,8 +101,10 @@ select 1
 {% macro default__analyze_table() -%}
 analyze {{ this }}
 {%- endmacro %}
+{# Spark: a no-op. Its cost-based optimizer is off by default, and join planning only needs the
+   table size, which Spark reads from the files; ANALYZE would scan every table once more. #}
 {% macro spark__analyze_table() -%}
-analyze table {{ this }} compute statistics
+select 1
 {%- endmacro %}
 
 {# statistics of the raw tables (pre-hook of the first models reading them): loaders COPY millions of

@@ -10,7 +10,7 @@ candidates as (
 
 graph as (
 
-    select cast(count(*) as double precision) as n_entities
+    select cast(count(*) as {{ type_double() }}) as n_entities
     from {{ ref('entities') }}
 
 ),
@@ -20,8 +20,8 @@ recomputed as (
     select
         candidates.*,
         candidates.overlap_size * graph.n_entities * graph.n_entities
-        / (cast(candidates.premise_size as double precision) * candidates.hypothesis_size) as expected_relv,
-        cast(candidates.n_overlap_entities as double precision) / (2 * candidates.overlap_size)
+        / (cast(candidates.premise_size as {{ type_double() }}) * candidates.hypothesis_size) as expected_relv,
+        cast(candidates.n_overlap_entities as {{ type_double() }}) / (2 * candidates.overlap_size)
             as expected_esr,
         graph.n_entities as expected_n_entities
 

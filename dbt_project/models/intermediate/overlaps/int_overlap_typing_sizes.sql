@@ -106,7 +106,7 @@ side_typings as (
             else eligible_typings.type_rank_a
         end as arg2_type_rank
 
-    -- two constant rows in a subquery (kept as tuned, README § Performance)
+    -- two constant rows in a subquery (kept as tuned, docs/performance.md)
     from relation_pairs
     cross join (  -- noqa: ST05
         select true as is_premise

@@ -36,7 +36,7 @@ entity_keys as (
 
 graph as (
 
-    select cast(count(*) as double precision) as n_entities
+    select cast(count(*) as {{ type_double() }}) as n_entities
     from entity_keys
 
 ),
@@ -83,8 +83,8 @@ probabilities as (
     select
         *,
         n_entities * n_entities as n_entity_pairs_total,
-        cast(overlap_size as double precision) / premise_size as p_b_given_a,
-        cast(hypothesis_size as double precision) / (n_entities * n_entities) as p_b
+        cast(overlap_size as {{ type_double() }}) / premise_size as p_b_given_a,
+        cast(hypothesis_size as {{ type_double() }}) / (n_entities * n_entities) as p_b
 
     from joined
 
@@ -94,12 +94,12 @@ relevance as (
 
     select
         *,
-        (overlap_size * n_entity_pairs_total) / (cast(premise_size as double precision) * hypothesis_size)
+        (overlap_size * n_entity_pairs_total) / (cast(premise_size as {{ type_double() }}) * hypothesis_size)
             as relv,
         case
             when overlap_size < premise_size
                 then ((premise_size - overlap_size) * n_entity_pairs_total)
-                    / (cast(premise_size as double precision) * (n_entity_pairs_total - hypothesis_size))
+                    / (cast(premise_size as {{ type_double() }}) * (n_entity_pairs_total - hypothesis_size))
         end as relv_not_b
 
     from probabilities
@@ -114,11 +114,11 @@ scored as (
             p_b_given_a * ln(relv)
             + case
                 when overlap_size < premise_size
-                    then (cast(premise_size - overlap_size as double precision) / premise_size) * ln(relv_not_b)
+                    then (cast(premise_size - overlap_size as {{ type_double() }}) / premise_size) * ln(relv_not_b)
                 else 0
             end
         ) as sigma,
-        cast(n_overlap_entities as double precision) / (2 * overlap_size) as esr
+        cast(n_overlap_entities as {{ type_double() }}) / (2 * overlap_size) as esr
 
     from relevance
 

@@ -75,7 +75,7 @@ gold_long as (
         task,
         split,
         'n_items' as statistic,
-        cast(n_items as double precision) as value
+        cast(n_items as {{ type_double() }}) as value
     from gold_stats
     union all
     select
@@ -96,7 +96,7 @@ gold_long as (
         task,
         split,
         'share_yes' as statistic,
-        cast(n_yes as double precision) / n_items as value
+        cast(n_yes as {{ type_double() }}) / n_items as value
     from gold_stats
     union all
     select
@@ -124,7 +124,7 @@ gold_long as (
         task,
         split,
         'share_unanimous' as statistic,
-        cast(n_disagr_0 as double precision) / n_items as value
+        cast(n_disagr_0 as {{ type_double() }}) / n_items as value
     from gold_stats
 
 ),
@@ -135,7 +135,7 @@ effort_long as (
         task,
         'all' as split,
         'n_sampled' as statistic,
-        cast(count(*) as double precision) as value
+        cast(count(*) as {{ type_double() }}) as value
     from items
     group by task
     union all

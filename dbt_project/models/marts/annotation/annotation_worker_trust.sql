@@ -58,10 +58,10 @@ trust as (
         n_judgements,
         n_compared,
         n_agree,
-        case when n_compared > 0 then cast(n_agree as double precision) / n_compared end as trust,
+        case when n_compared > 0 then cast(n_agree as {{ type_double() }}) / n_compared end as trust,
         case
             when n_compared = 0 then true
-            else cast(n_agree as double precision) / n_compared >= {{ var('annotation_min_trust', 0.8) }}
+            else cast(n_agree as {{ type_double() }}) / n_compared >= {{ var('annotation_min_trust', 0.8) }}
         end as is_trusted
 
     from per_worker

@@ -1,0 +1,147 @@
+"""SHERLIIC_ENGINE=spark: engine selection, the Spark raw schema, and the dbt project built on Spark
+local mode equal to the Postgres build (needs the [spark] extra and Java; skipped with a message
+otherwise)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from warehouse.dbt import run_dbt
+from warehouse.engine import current_engine, dbt_target, spark_conf
+from warehouse.server import connect
+from warehouse.spark_raw import SPARK_SCHEMA_FILE, raw_table_names
+from warehouse.synthetic_teg import GeneratorConfig, generate
+
+SPARK_MODULES = ("pyspark", "dbt.adapters.spark")
+needs_spark = pytest.mark.skipif(
+    any(importlib.util.find_spec(module) is None for module in SPARK_MODULES) or shutil.which("java") is None,
+    reason="Spark tests need the [spark] extra (make spark-deps) and Java 17",
+)
+
+# Postgres type (information_schema.columns.data_type) -> its column type in warehouse/schema/spark/raw.sql
+SPARK_TYPES = {
+    "bigint": "bigint",
+    "integer": "int",
+    "smallint": "smallint",
+    "text": "string",
+    "jsonb": "string",
+    "boolean": "boolean",
+    "double precision": "double",
+    "timestamp with time zone": "timestamp",
+    "ARRAY": "array<string>",
+}
+MARTS = ["relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates"]
+
+
+def test_engine_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv("SHERLIIC_ENGINE", raising=False)
+    assert (current_engine(), dbt_target()) == ("postgres", "default")
+    monkeypatch.setenv("SHERLIIC_ENGINE", " Spark ")
+    assert (current_engine(), dbt_target()) == ("spark", "spark")
+    monkeypatch.setenv("SHERLIIC_ENGINE", "oracle")
+    with pytest.raises(ValueError, match="SHERLIIC_ENGINE='oracle': expected one of postgres, spark"):
+        current_engine()
+
+
+def test_spark_catalog_lives_in_the_configured_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("SHERLIIC_SPARK_DIR", str(tmp_path))
+    conf = spark_conf()
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "spark-warehouse")
+    assert f"databaseName={tmp_path / 'metastore_db'};" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    assert conf["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path}"
+
+
+def spark_schema_columns() -> dict[str, list[tuple[str, str]]]:
+    """table -> [(column, type)] parsed from warehouse/schema/spark/raw.sql."""
+    tables = {}
+    text = SPARK_SCHEMA_FILE.read_text()
+    statements = re.findall(r"create table if not exists raw\.(\w+) \((.*?)\) using parquet", text, re.S)
+    for name, body in statements:
+        columns = [c.split(None, 1) for c in re.split(r",(?![^<]*>)", body)]
+        tables[name] = [(column.strip(), kind.strip()) for column, kind in columns]
+    return tables
+
+
+def test_spark_raw_schema_has_the_postgres_columns(db_url):
+    with connect(db_url) as conn:
+        rows = conn.execute(
+            "select table_name, column_name, data_type from information_schema.columns"
+            " where table_schema = 'raw' order by table_name, ordinal_position"
+        ).fetchall()
+    postgres: dict[str, list[tuple[str, str]]] = {}
+    for table, column, data_type in rows:
+        postgres.setdefault(table, []).append((column, SPARK_TYPES[data_type]))
+    assert spark_schema_columns() == postgres
+    assert sorted(raw_table_names()) == sorted(postgres)
+
+
+def mart_rows(columns: list[str], rows: list[tuple]) -> list[tuple]:
+    """Rows as comparable tuples (arrays as tuples, Decimals as floats), sorted."""
+
+    def value(v):
+        if isinstance(v, list | tuple):
+            return tuple(v)
+        if v is not None and not isinstance(v, bool | int | str):
+            return float(v)
+        return v
+
+    rows = [tuple(value(v) for v in row) for row in rows]
+    return sorted(rows, key=lambda row: repr([v for v in row if not isinstance(v, float)]))
+
+
+def differences(spark_rows: list[tuple], postgres_rows: list[tuple], rel_tol: float = 1e-9) -> list[str]:
+    if len(spark_rows) != len(postgres_rows):
+        return [f"{len(spark_rows)} rows on Spark, {len(postgres_rows)} on Postgres"]
+    problems = []
+    for s_row, p_row in zip(spark_rows, postgres_rows, strict=True):
+        for s, p in zip(s_row, p_row, strict=True):
+            same = math.isclose(s, p, rel_tol=rel_tol) if isinstance(p, float) and s is not None else s == p
+            if not same:
+                problems.append(f"spark {s_row} != postgres {p_row}")
+                break
+    return problems
+
+
+@needs_spark
+@pytest.mark.slow
+def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
+    dbt_vars = {"r_min": 3, "min_relv": 10, "min_sigma": 2, "min_esr": 0.5}
+    config = GeneratorConfig(
+        n_instances=5000,
+        n_relations=300,
+        n_entities=600,
+        seed=3,
+        relation_zipf=1.1,
+        entity_zipf=1.0,
+        global_share=0.5,
+    )
+    generate(config, fresh_db_url, progress=False)
+    run_dbt(["run", "--quiet"], fresh_db_url, dbt_vars, engine="postgres")
+
+    # a throwaway catalog; the copy runs in its own process so that its JVM (and Derby's one-process
+    # lock) is gone before dbt starts its session
+    monkeypatch.setenv("SHERLIIC_SPARK_DIR", str(tmp_path / "spark"))
+    env = {**os.environ, "DATABASE_URL": fresh_db_url}
+    subprocess.run([sys.executable, "-m", "warehouse.spark_raw", "copy"], env=env, check=True)
+    run_dbt(["run", "--quiet"], dbt_vars=dbt_vars, engine="spark")
+
+    marts = tmp_path / "spark" / "spark-warehouse" / "warehouse.db"
+    for mart in MARTS:
+        spark_table = pq.read_table(marts / mart)
+        columns = spark_table.column_names
+        with connect(fresh_db_url) as conn:
+            postgres_rows = conn.execute(f"select {', '.join(columns)} from warehouse.{mart}").fetchall()
+        spark_rows = list(zip(*(spark_table.column(c).to_pylist() for c in columns), strict=True))
+        if mart == "inference_candidates":
+            assert len(postgres_rows) > 100, "the comparison needs a non-trivial graph"
+        problems = differences(mart_rows(columns, spark_rows), mart_rows(columns, postgres_rows))
+        assert problems == [], f"{mart}: " + "\n".join(problems[:10])

@@ -1,0 +1,107 @@
+"""The raw schema in Spark (SHERLIIC_ENGINE=spark): create it, and copy a Postgres raw schema into it.
+
+dbt's sources read raw.relation_instances etc.; on Spark these are Parquet tables of the Spark
+catalog (warehouse.engine) with the raw schema's columns (warehouse/schema/spark/raw.sql). The copy
+moves every row of a Postgres database's raw.* tables with their ids, so the same dbt project built
+on both engines can be compared row for row (`python -m warehouse.spark_raw copy`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterator
+
+from warehouse.server import SCHEMA_DIR, connect, database_url
+
+SPARK_SCHEMA_FILE = SCHEMA_DIR / "spark" / "raw.sql"
+COPY_CHUNK_ROWS = 200_000
+
+
+def spark_schema_statements() -> list[str]:
+    """The statements of warehouse/schema/spark/raw.sql, comments dropped."""
+    text = "\n".join(
+        line for line in SPARK_SCHEMA_FILE.read_text().splitlines() if not line.lstrip().startswith("--")
+    )
+    return [statement.strip() for statement in re.split(r";\s*$", text, flags=re.M) if statement.strip()]
+
+
+def raw_table_names() -> list[str]:
+    """raw.* tables of the Spark schema, in file order (e.g. 'relation_instances')."""
+    pattern = re.compile(r"create table if not exists raw\.(\w+)", re.I)
+    return [m.group(1) for s in spark_schema_statements() if (m := pattern.search(s))]
+
+
+def apply_spark_schema(spark) -> None:
+    """Create the raw database and tables in the Spark catalog (idempotent)."""
+    for statement in spark_schema_statements():
+        spark.sql(statement)
+
+
+def _select_list(spark_schema) -> str:
+    """Postgres select list giving the Spark table's columns in its order and types."""
+    columns = []
+    for field in spark_schema.fields:
+        kind = field.dataType.simpleString()
+        if kind == "string":
+            columns.append(f"cast({field.name} as text) as {field.name}")  # jsonb -> JSON text
+        elif kind == "timestamp":
+            columns.append(f"({field.name} at time zone 'UTC') as {field.name}")  # session is UTC
+        else:
+            columns.append(field.name)
+    return ", ".join(columns)
+
+
+def _postgres_chunks(url: str, table: str, select_list: str) -> Iterator[list[tuple]]:
+    with connect(url) as conn, conn.cursor(name=f"copy_{table}") as cursor:  # server-side cursor
+        cursor.execute(f"select {select_list} from raw.{table}")
+        while rows := cursor.fetchmany(COPY_CHUNK_ROWS):
+            yield rows
+
+
+def copy_raw_tables(spark, url: str | None = None, tables: list[str] | None = None) -> dict[str, int]:
+    """Replace the Spark raw.* tables by the rows of the Postgres database at `url`; rows per table."""
+    url = url or database_url()
+    apply_spark_schema(spark)
+    counts = {}
+    for table in tables or raw_table_names():
+        schema = spark.table(f"raw.{table}").schema
+        counts[table] = 0
+        overwrite = True  # the first chunk replaces the table, even when the copy is empty
+        for rows in _postgres_chunks(url, table, _select_list(schema)):
+            spark.createDataFrame(rows, schema).write.insertInto(f"raw.{table}", overwrite=overwrite)
+            overwrite = False
+            counts[table] += len(rows)
+        if overwrite:
+            spark.createDataFrame([], schema).write.insertInto(f"raw.{table}", overwrite=True)
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    from warehouse.engine import spark_session
+
+    parser = argparse.ArgumentParser(
+        prog="python -m warehouse.spark_raw", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "command",
+        choices=["init", "copy"],
+        help="init: create the Spark raw tables; copy: replace them by the raw.* rows of the Postgres "
+        "database (DATABASE_URL or embedded)",
+    )
+    args = parser.parse_args(argv)
+    spark = spark_session("sherliic-raw")
+    try:
+        if args.command == "init":
+            apply_spark_schema(spark)
+        else:
+            for table, n in copy_raw_tables(spark).items():
+                print(f"raw.{table}: {n} rows")
+    finally:
+        spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
