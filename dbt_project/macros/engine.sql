@@ -85,7 +85,7 @@ replace({{ label }}, '^-', '')
 {{ return(adapter.dispatch('heavy_model_settings', 'sherliic')()) }}
 {%- endmacro %}
 {% macro default__heavy_model_settings() -%}
-set local work_mem = '{{ var("work_mem", "256MB") }}';
+set local work_mem = {{ sql_string_literal(var('work_mem')) }};
 set local enable_mergejoin = off;
 set local enable_nestloop = off
 {%- endmacro %}

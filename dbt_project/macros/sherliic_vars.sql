@@ -1,28 +1,35 @@
 {#
-  Vars with defaults that are not in dbt_project.yml (the paper's thresholds are there):
-    top_type      spelling of ⊤, the "no restriction" type (default 'thing', as in Hosseini et al.'s
-                  typed entailment graphs); must not be a real type name of your type table.
-    type_sources  list of raw.entity_types.type_source values whose types form τ(e)
-                  (default null = every source).
-    map_types     true: replace each type by its targets in raw.type_mappings (types without a mapping
-                  are dropped), e.g. Freebase -> FIGER; false (default): use the types as loaded.
-    work_mem      Postgres work_mem for the heavy intermediate models (default '256MB').
+  The project's vars are declared with their defaults in dbt_project.yml and checked before any model
+  runs (validate_vars, an on-run-start hook). Text vars reach SQL only through sql_string_literal.
 #}
 
+{# a text value as a SQL string literal of the target engine #}
+{% macro sql_string_literal(value) -%}
+{{ return(adapter.dispatch('sql_string_literal', 'sherliic')(value)) }}
+{%- endmacro %}
+{# Postgres (standard_conforming_strings, the default since 9.1): only a quote needs escaping, by doubling #}
+{% macro default__sql_string_literal(value) -%}
+'{{ value | string | replace("'", "''") }}'
+{%- endmacro %}
+{# Spark: backslash escapes are on, and 'a''b' would be two adjacent literals ('ab') #}
+{% macro spark__sql_string_literal(value) -%}
+'{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+{%- endmacro %}
+
 {% macro top_type() -%}
-'{{ var("top_type", "thing") }}'
+{{ sql_string_literal(var("top_type")) }}
 {%- endmacro %}
 
 {% macro type_sources_filter(column) -%}
-{%- set sources = var("type_sources", none) -%}
+{%- set sources = var("type_sources") -%}
 {%- if sources is none -%}
 true
 {%- else -%}
 {%- if sources is string -%}{%- set sources = [sources] -%}{%- endif -%}
-{{ column }} in ({%- for s in sources -%}'{{ s | replace("'", "''") }}'{{ ", " if not loop.last }}{%- endfor -%})
+{{ column }} in ({%- for s in sources -%}{{ sql_string_literal(s) }}{{ ", " if not loop.last }}{%- endfor -%})
 {%- endif -%}
 {%- endmacro %}
 
 {% macro map_types_enabled() -%}
-{{ return(var("map_types", false) in [true, "true", "True", 1, "1"]) }}
+{{ return(var("map_types") is sameas true) }}
 {%- endmacro %}

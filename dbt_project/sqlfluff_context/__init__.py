@@ -4,7 +4,8 @@ sqlfluff's dbt templater needs a live database connection (it fills dbt's relati
 models are linted with the jinja templater instead. Its dbt builtins cover ref, source, config and
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
-``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*`` and ``exceptions``.
+``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, and ``builtins.ref``
+with ``execute`` false (the project overrides ``ref``: macros/atomic_publish.sql).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import yaml
 from jinja2 import pass_context
 from jinja2.utils import missing
+from sqlfluff.core.templaters.builtins.dbt import RelationEmulator
 
 _PROJECT_VARS: dict[str, Any] = yaml.safe_load(
     (Path(__file__).resolve().parent.parent / "dbt_project.yml").read_text(encoding="utf-8")
@@ -56,6 +58,16 @@ class _Exceptions:
         raise RuntimeError(message)
 
 
+class _Builtins:
+    """dbt's `builtins`: the original ref, as sqlfluff's dbt builtins emulate it."""
+
+    @staticmethod
+    def ref(*args: str, **kwargs: Any) -> RelationEmulator:
+        return RelationEmulator(args[-1])
+
+
 adapter = _Adapter()
+builtins = _Builtins()
+execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()
 exceptions = _Exceptions()

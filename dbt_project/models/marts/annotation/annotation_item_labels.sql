@@ -72,8 +72,8 @@ labelled as (
         n_no,
         n_incomprehensible,
         case
-            when n_incomprehensible > {{ var('annotation_max_incomprehensible', 0) }} then 'incomprehensible'
-            when n_yes + n_no >= {{ var('annotation_min_judgements', 5) }} and n_yes <> n_no then 'gold'
+            when n_incomprehensible > {{ var('annotation_max_incomprehensible') }} then 'incomprehensible'
+            when n_yes + n_no >= {{ var('annotation_min_judgements') }} and n_yes <> n_no then 'gold'
             else 'requeue'
         end as status
 
@@ -97,8 +97,8 @@ final as (
         case when status = 'gold' then (case when n_yes > n_no then n_no else n_yes end) end as num_disagr,
         case
             when status <> 'requeue' then 0
-            when n_yes + n_no < {{ var('annotation_min_judgements', 5) }}
-                then {{ var('annotation_min_judgements', 5) }} - (n_yes + n_no)
+            when n_yes + n_no < {{ var('annotation_min_judgements') }}
+                then {{ var('annotation_min_judgements') }} - (n_yes + n_no)
             else 1
         end as n_missing
 

@@ -19,7 +19,7 @@ stratified as (
         gold_label,
         num_disagr,
         gold_label || '/' || cast(least(num_disagr, 2) as {{ dbt.type_string() }}) as stratum,
-        md5('{{ var("annotation_split_seed", "sherliic") }}' || ':' || item_id) as draw
+        md5({{ sql_string_literal(var('annotation_split_seed')) }} || ':' || item_id) as draw
 
     from labels
 
@@ -49,7 +49,7 @@ split as (
         num_disagr,
         stratum,
         case
-            when rank_in_stratum <= round(n_in_stratum * {{ var('annotation_dev_share', 0.25) }}) then 'dev'
+            when rank_in_stratum <= round(n_in_stratum * {{ var('annotation_dev_share') }}) then 'dev'
             else 'test'
         end as split
 

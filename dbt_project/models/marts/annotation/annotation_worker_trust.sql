@@ -25,7 +25,7 @@ compared as (
         judgements.answer,
         majority.majority_answer,
         case
-            when majority.n_judgements >= {{ var('annotation_min_judgements', 5) }}
+            when majority.n_judgements >= {{ var('annotation_min_judgements') }}
                 and majority.majority_answer is not null then 1
             else 0
         end as is_comparable
@@ -61,7 +61,7 @@ trust as (
         case when n_compared > 0 then cast(n_agree as {{ type_double() }}) / n_compared end as trust,
         case
             when n_compared = 0 then true
-            else cast(n_agree as {{ type_double() }}) / n_compared >= {{ var('annotation_min_trust', 0.8) }}
+            else cast(n_agree as {{ type_double() }}) / n_compared >= {{ var('annotation_min_trust') }}
         end as is_trusted
 
     from per_worker

@@ -1,0 +1,138 @@
+{#
+  Atomic publication of a build (Postgres): a reader sees the previous warehouse or the new one,
+  never a mix of both.
+
+  - generate_schema_name puts every model into a staging schema, `<schema>__next` (warehouse__next);
+  - ref() points at the staging schema only for models this invocation builds (dbt run/build and
+    selected); every other model is read where readers read it, in the live schema, so partial
+    builds (`--select tag:annotation`) and `dbt test` work on the live warehouse;
+  - on-run-start (prepare_staging_schemas) empties the staging schemas left by a killed build;
+  - on-run-end (publish_staging_schemas) moves the models built into the live schema in one
+    transaction, and only when every node of the invocation succeeded (models and, in `dbt build`,
+    their tests); otherwise it drops the staging schema and the live warehouse stays as it was.
+
+  The move is `drop <old>; alter table <new> set schema <live>` per model: readers already inside a
+  query finish on the old tables (the drop waits for them), later queries see the new ones; views
+  keep pointing at the tables they were built on (Postgres binds views by OID, not by name).
+
+  Spark (dbt-spark, Hive-style databases) has neither transactional DDL nor tables moving between
+  databases, so there the staging suffix is empty: models are built in place, one at a time, as
+  before (docs/design.md §6). Incremental models and snapshots would be rebuilt in full here; the
+  project has none.
+#}
+
+{# suffix of the schema a build writes into before it is published; '' = build in place #}
+{% macro staging_schema_suffix() -%}
+{{ return(adapter.dispatch('staging_schema_suffix', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__staging_schema_suffix() -%}
+{{ return('') }}
+{%- endmacro %}
+{% macro postgres__staging_schema_suffix() -%}
+{{ return('__next') }}
+{%- endmacro %}
+
+{% macro generate_schema_name(custom_schema_name, node) -%}
+    {%- set live = default__generate_schema_name(custom_schema_name, node) | trim -%}
+    {%- if node.resource_type in ['model', 'seed'] -%}
+        {{ live ~ staging_schema_suffix() }}
+    {%- else -%}
+        {{ live }}
+    {%- endif -%}
+{%- endmacro %}
+
+{# does this invocation build models (and publish them at the end)? #}
+{% macro builds_into_staging() -%}
+{{ return(execute and flags.WHICH in ['run', 'build', 'seed'] and staging_schema_suffix() != '') }}
+{%- endmacro %}
+
+{# the live schema of a staging schema #}
+{% macro live_schema(schema) -%}
+{%- set suffix = staging_schema_suffix() -%}
+{{ return(schema[:-(suffix | length)] if suffix and schema.endswith(suffix) else schema) }}
+{%- endmacro %}
+
+{% macro ref() -%}
+    {%- set version = kwargs.get('version') or kwargs.get('v') -%}
+    {%- if varargs | length == 1 -%}
+        {%- set package_name = project_name -%}
+        {%- set model_name = varargs[0] -%}
+        {%- set relation = builtins.ref(model_name, version=version) -%}
+    {%- else -%}
+        {%- set package_name = varargs[0] -%}
+        {%- set model_name = varargs[1] -%}
+        {%- set relation = builtins.ref(package_name, model_name, version=version) -%}
+    {%- endif -%}
+    {#- unit-test fixtures and ephemeral CTEs have no schema: left alone -#}
+    {%- if execute and relation.schema and live_schema(relation.schema) != relation.schema -%}
+        {%- set built_here = builds_into_staging() and (
+            ('model.' ~ package_name ~ '.' ~ model_name) in selected_resources
+            or ('seed.' ~ package_name ~ '.' ~ model_name) in selected_resources
+        ) -%}
+        {%- if not built_here -%}
+            {%- set relation = relation.incorporate(path={'schema': live_schema(relation.schema)}) -%}
+        {%- endif -%}
+    {%- endif -%}
+    {{ return(relation) }}
+{%- endmacro %}
+
+{# on-run-start: a killed build may have left a staging schema; start from an empty one (through the
+   adapter, so that dbt's relation cache forgets the old contents too) #}
+{% macro prepare_staging_schemas() -%}
+    {%- if builds_into_staging() -%}
+        {%- for schema in staging_schemas() -%}
+            {%- set relation = api.Relation.create(database=target.database, schema=schema) -%}
+            {%- do adapter.drop_schema(relation) -%}
+            {%- do adapter.create_schema(relation) -%}
+        {%- endfor -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{# the staging schemas of this invocation's selected models and seeds #}
+{% macro staging_schemas() -%}
+    {%- set schemas = [] -%}
+    {%- for node in graph.nodes.values() -%}
+        {%- if node.unique_id in selected_resources and node.resource_type in ['model', 'seed']
+            and node.schema != live_schema(node.schema) and node.schema not in schemas -%}
+            {%- do schemas.append(node.schema) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(schemas) }}
+{%- endmacro %}
+
+{# on-run-end: the SQL that publishes the build (every node succeeded) or discards it #}
+{% macro publish_staging_schemas(results) -%}
+    {%- if not builds_into_staging() -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set succeeded = ['success', 'pass', 'warn'] -%}
+    {%- set failed = results | rejectattr('status', 'in', succeeded) | list -%}
+    {%- set built = [] if failed else results | selectattr('node.resource_type', 'in', ['model', 'seed'])
+        | map(attribute='node') | list -%}
+    {%- set live_schemas = [] -%}
+    {%- for node in built if live_schema(node.schema) not in live_schemas -%}
+        {%- do live_schemas.append(live_schema(node.schema)) -%}
+    {%- endfor %}
+    begin;
+    {%- for live in live_schemas %}
+    create schema if not exists {{ adapter.quote(live) }};
+    {%- endfor %}
+    {#- old relations dependents first (results are in build order): an old view must go before the
+        relations it reads; one that this build does not replace makes the drop fail (no cascade), and
+        then nothing is published -#}
+    {%- for node in built | reverse %}
+        {%- set old = adapter.get_relation(
+            database=node.database, schema=live_schema(node.schema), identifier=node.alias
+        ) -%}
+        {%- if old is not none %}
+    drop {{ old.type | replace('_', ' ') }} {{ old }};
+        {%- endif %}
+    {%- endfor %}
+    {%- for node in built %}
+    alter table {{ adapter.quote(node.schema) }}.{{ adapter.quote(node.alias) }} set schema {{ adapter.quote(live_schema(node.schema)) }};
+    {%- endfor %}
+    {%- for schema in staging_schemas() %}
+    drop schema if exists {{ adapter.quote(schema) }} cascade;
+    {%- endfor %}
+    commit;
+{%- endmacro %}

@@ -1,0 +1,71 @@
+{#
+  validate_vars: the on-run-start hook that checks every var of dbt_project.yml before any model runs.
+  A bad value stops the invocation with one line naming the var, the value and what is allowed: the
+  error is raised while dbt renders the hook, which aborts the run (a hook whose SQL fails would not:
+  dbt still runs the models then).
+#}
+
+{% macro validate_vars() -%}
+    {%- set checks = [
+        ('top_k_types', 'integer', 1, 8, 'an integer from 1 to 8 (k² type pairs are bits of a bigint)'),
+        ('r_min', 'integer', 1, none, 'an integer ≥ 1'),
+        ('min_relv', 'number', 0, none, 'a number ≥ 0'),
+        ('min_sigma', 'number', none, none, 'a finite number'),
+        ('min_esr', 'number', 0, 1, 'a number from 0 to 1'),
+        ('top_n_premises', 'integer', 1, none, 'an integer ≥ 1'),
+        ('annotation_min_judgements', 'integer', 1, none, 'an integer ≥ 1'),
+        ('annotation_max_incomprehensible', 'integer', 0, none, 'an integer ≥ 0'),
+        ('annotation_min_trust', 'number', 0, 1, 'a number from 0 to 1'),
+        ('annotation_dev_share', 'number', 0, 1, 'a number from 0 to 1'),
+    ] -%}
+    {%- for name, kind, low, high, allowed in checks -%}
+        {%- set value = var(name) -%}
+        {%- set is_integer = value is integer -%}
+        {#- `is number` holds for booleans too; value - value is 0 only for finite numbers (not nan/inf) -#}
+        {%- set is_number = (is_integer or value is float) and value - value == 0 -%}
+        {%- set typed = is_integer if kind == 'integer' else is_number -%}
+        {%- if not typed or (low is not none and value < low) or (high is not none and value > high) -%}
+            {{ sherliic_var_error(name, value, allowed) }}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {%- for name in ['top_type', 'annotation_split_seed'] -%}
+        {%- set value = var(name) -%}
+        {%- if value is not string or value | trim == '' -%}
+            {{ sherliic_var_error(name, value, 'a non-empty string') }}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {%- set sources = var('type_sources') -%}
+    {%- set source_list = [sources] if sources is string else sources -%}
+    {%- if sources is not none and (
+        source_list is string or source_list is mapping or source_list is not iterable
+        or source_list | length == 0
+        or source_list | reject('string') | list | length > 0
+        or source_list | map('trim') | select('equalto', '') | list | length > 0
+    ) -%}
+        {{ sherliic_var_error('type_sources', sources, 'null (every source) or a non-empty list of non-empty strings') }}
+    {%- endif -%}
+
+    {%- if var('map_types') is not sameas true and var('map_types') is not sameas false -%}
+        {{ sherliic_var_error('map_types', var('map_types'), 'true or false') }}
+    {%- endif -%}
+
+    {#- pasted into `set local work_mem = '...'`: a Postgres memory size, nothing else -#}
+    {%- set work_mem = var('work_mem') -%}
+    {%- if work_mem is not string or not modules.re.fullmatch('[1-9][0-9]{0,8}(kB|MB|GB|TB)', work_mem) -%}
+        {{ sherliic_var_error('work_mem', work_mem, "a Postgres memory size such as '256MB' (digits, then kB, MB, GB or TB)") }}
+    {%- endif -%}
+
+    {%- if flags.WHICH == 'retry' -%}
+        {{ exceptions.raise_compiler_error(
+            "dbt retry cannot resume a build: a failed build publishes nothing, so rerun the whole build"
+        ) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro sherliic_var_error(name, value, allowed) -%}
+    {{ exceptions.raise_compiler_error(
+        "invalid dbt var " ~ name ~ " = " ~ (tojson(value) or value | string) ~ ": must be " ~ allowed
+    ) }}
+{%- endmacro %}
