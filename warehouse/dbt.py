@@ -25,8 +25,10 @@ def run_dbt(
     dbt_vars: dict | None = None,
     check: bool = True,
     engine: str | None = None,
+    project_dir: Path = DBT_PROJECT_DIR,
 ) -> int:
-    """Run `dbt <args>` in dbt_project/ on an engine's warehouse; dbt vars are passed as JSON.
+    """Run `dbt <args>` in dbt_project/ (or another `project_dir`) on an engine's warehouse; dbt vars are
+    passed as JSON and checked by the project before any model runs (macros/validate_vars.sql).
     Engine: as given, else Postgres when a database `url` is given, else SHERLIIC_ENGINE."""
     engine = engine or ("postgres" if url else current_engine())
     if engine == "spark":
@@ -37,13 +39,13 @@ def run_dbt(
         url = url or database_url()
         ensure_schema(url)  # dbt's sources must exist even before the first extraction
         env = dbt_env(url)
-    project = str(DBT_PROJECT_DIR)
+    project = str(project_dir)
     command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]
     if "--target" not in args and "-t" not in args:
         command += ["--target", dbt_target(engine)]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
-    completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR)
+    completed = subprocess.run(command, env=env, cwd=project_dir)
     if check and completed.returncode != 0:
         raise RuntimeError(f"dbt {' '.join(args)} failed with exit code {completed.returncode}")
     return completed.returncode

@@ -136,3 +136,60 @@
     {%- endfor %}
     commit;
 {%- endmacro %}
+
+{# A unit test reads the column types of each input model from the database, at the input's place in
+   the manifest, the staging schema. This is dbt-core 1.11's get_fixture_sql with one addition (marked
+   `sherliic:`): an input that this invocation does not build (`dbt test`, a partial build) is looked
+   up in the live schema. #}
+{% macro get_fixture_sql(rows, column_name_to_data_types) %}
+-- Fixture for {{ model.name }}
+{% set default_row = {} %}
+
+{%- if not column_name_to_data_types -%}
+{#-- Use defer_relation IFF it is available in the manifest and 'this' is missing from the database --#}
+{%-   set this_or_defer_relation = defer_relation if (defer_relation and not load_relation(this)) else this -%}
+{#-- sherliic: an input model that this invocation does not build is read where it is published --#}
+{%-   if not load_relation(this_or_defer_relation) -%}
+{%-     set this_or_defer_relation = this.incorporate(path={'schema': live_schema(this.schema)}) -%}
+{%-   endif -%}
+{%-   set columns_in_relation = adapter.get_columns_in_relation(this_or_defer_relation) -%}
+
+{%-   set column_name_to_data_types = {} -%}
+{%-   set column_name_to_quoted = {} -%}
+{%-   for column in columns_in_relation -%}
+
+{#-- This needs to be a case-insensitive comparison --#}
+{%-     do column_name_to_data_types.update({column.name|lower: column.data_type}) -%}
+{%-     do column_name_to_quoted.update({column.name|lower: column.quoted}) -%}
+{%-   endfor -%}
+{%- endif -%}
+
+{%- if not column_name_to_data_types -%}
+    {{ exceptions.raise_compiler_error("Not able to get columns for unit test '" ~ model.name ~ "' from relation " ~ this ~ " because the relation doesn't exist") }}
+{%- endif -%}
+
+{%- for column_name, column_type in column_name_to_data_types.items() -%}
+    {%- do default_row.update({column_name: (safe_cast("null", column_type) | trim )}) -%}
+{%- endfor -%}
+
+{{ validate_fixture_rows(rows, row_number) }}
+
+{%- for row in rows -%}
+{%-   set formatted_row = format_row(row, column_name_to_data_types) -%}
+{%-   set default_row_copy = default_row.copy() -%}
+{%-   do default_row_copy.update(formatted_row) -%}
+select
+{%-   for column_name, column_value in default_row_copy.items() %} {{ column_value }} as {{ column_name_to_quoted[column_name] }}{% if not loop.last -%}, {%- endif %}
+{%-   endfor %}
+{%-   if not loop.last %}
+union all
+{%    endif %}
+{%- endfor -%}
+
+{%- if (rows | length) == 0 -%}
+    select
+    {%- for column_name, column_value in default_row.items() %} {{ column_value }} as {{ column_name_to_quoted[column_name] }}{% if not loop.last -%},{%- endif %}
+    {%- endfor %}
+    limit 0
+{%- endif -%}
+{% endmacro %}
