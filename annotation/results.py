@@ -140,16 +140,26 @@ def store_judgements(
     where = file or source
     with connect(url) as conn:
         items = [j.item_id for j in judgements]
-        known = {
-            r[0]
-            for r in conn.execute(
-                "select item_id from raw.annotation_items where item_id = any(%s)", (items,)
+        batch_of = {
+            item_id: (batch, task)
+            for item_id, batch, task in conn.execute(
+                "select items.item_id, items.batch_name, batches.task from raw.annotation_items as items "
+                "inner join raw.annotation_batches as batches using (batch_name) "
+                "where items.item_id = any(%s)",
+                (items,),
             ).fetchall()
         }
         for j in judgements:
-            if j.item_id not in known:
+            if j.item_id not in batch_of:
                 raise InputError(
                     where, j.line, f"unknown item id {j.item_id!r} (not in raw.annotation_items)"
+                )
+            batch, task = batch_of[j.item_id]
+            if task != j.task:
+                raise InputError(
+                    where,
+                    j.line,
+                    f"item {j.item_id!r} is in batch {batch!r} of task {task!r}, not a {j.task!r} batch",
                 )
         existing = {
             (r[0], r[1]): (r[2], r[3])

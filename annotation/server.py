@@ -5,12 +5,21 @@ entities per slot and several candidate hypotheses, with the questions of the pa
 (yes / no / incomprehensible). Zeichner's variant first asks whether each side is meaningful, then
 whether the premise entails the hypothesis. Each item is served until it has `target` judgements
 (judgements of workers excluded by the trust filter do not count, so their items are re-queued).
+
+Only the annotator's own browser may submit: the server answers requests addressed to it by name
+(Host 127.0.0.1:port or localhost:port, which defeats DNS rebinding), refuses form posts from other
+origins, and requires the page token that every form carries (random per server start), so a web
+page open in another tab cannot submit judgements. Malformed requests get a 4xx answer with one line.
 """
 
 from __future__ import annotations
 
+import hmac
 import html
+import secrets
+import sys
 import threading
+import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
@@ -34,6 +43,26 @@ label { margin-right: 1.2em; }
 .error { color: #a00; font-weight: bold; }
 button { font-size: 1.1em; padding: .4em 1.2em; }
 """
+
+
+MAX_BODY_BYTES = 1_000_000  # a form of a premise group is a few kB
+MAX_FORM_FIELDS = 1_000
+LOCAL_HOST_NAMES = ("127.0.0.1", "localhost")
+# no scripts, no frames, forms only to this server
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+    "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",  # "no-referrer" would make browsers post Origin: null
+}
+
+
+class RequestError(Exception):
+    """A request the page refuses: the HTTP status and one line for the annotator."""
+
+    def __init__(self, status: HTTPStatus, message: str):
+        super().__init__(message)
+        self.status = status
 
 
 def _page(title: str, body: str) -> bytes:
@@ -127,7 +156,7 @@ class AnnotationStore:
         return store_judgements(judgements, source="web", url=self.url)
 
 
-def _group_form(group: dict, worker: str, task: str, batch: str | None) -> str:
+def _group_form(group: dict, worker: str, task: str, batch: str | None, token: str) -> str:
     fact = group["premise_text"]
     examples = examples_line(group["examples_a"], group["examples_b"])
     parts = [
@@ -137,6 +166,7 @@ def _group_form(group: dict, worker: str, task: str, batch: str | None) -> str:
         f"<div class='examples'>For example {html.escape(examples)}</div>" if examples else "",
         "</div>",
         "<form method='post' action='/submit'>",
+        f"<input type='hidden' name='token' value='{html.escape(token, quote=True)}'>",
         f"<input type='hidden' name='worker' value='{html.escape(worker, quote=True)}'>",
         f"<input type='hidden' name='task' value='{html.escape(task, quote=True)}'>",
         f"<input type='hidden' name='batch' value='{html.escape(batch or '', quote=True)}'>",
@@ -175,9 +205,12 @@ def _group_form(group: dict, worker: str, task: str, batch: str | None) -> str:
     return "".join(parts)
 
 
-def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
+def make_handler(store: AnnotationStore, token: str) -> type[BaseHTTPRequestHandler]:
+    """The request handler; `token` is the page token every submitted form must carry."""
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "sherliic-annotate"
+        timeout = 30  # seconds a client may take to send a request: a stalled one frees its thread
 
         def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
             pass  # keep test and terminal output clean
@@ -186,23 +219,103 @@ def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
-            for key, value in (headers or {}).items():
+            for key, value in {**SECURITY_HEADERS, **(headers or {})}.items():
                 self.send_header(key, value)
             self.end_headers()
             self.wfile.write(body)
 
+        def _refuse(self, error: RequestError) -> None:
+            body = f"<p class='error' id='error'>{html.escape(str(error))}</p><p>Go back and try again.</p>"
+            self._send(error.status, _page(error.status.phrase, body))
+
+        def _answer(self, respond) -> None:
+            """Run `respond`; a refused request gets its 4xx page, anything else a 500 (never a dropped
+            connection)."""
+            try:
+                self._check_host()
+                respond()
+            except RequestError as error:
+                self._refuse(error)
+            except Exception:  # noqa: BLE001 - the annotator gets a page, the operator the traceback
+                traceback.print_exc(file=sys.stderr)
+                self._refuse(
+                    RequestError(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error (see the server log)")
+                )
+
+        def _own_hosts(self) -> set[str]:
+            host, port = self.server.server_address[:2]
+            return {f"{name}:{port}" for name in {host, *LOCAL_HOST_NAMES}}
+
+        def _check_host(self) -> None:
+            hosts = self.headers.get_all("Host") or []
+            if len(hosts) != 1 or hosts[0].strip().lower() not in self._own_hosts():
+                raise RequestError(
+                    HTTPStatus.BAD_REQUEST, "this server only answers to 127.0.0.1 and localhost"
+                )
+
+        def _check_origin(self) -> None:
+            # browsers send Origin with every form post; another site's page gets its own origin here
+            origins = self.headers.get_all("Origin") or []
+            if any(
+                origin.strip().lower() not in {f"http://{h}" for h in self._own_hosts()} for origin in origins
+            ):
+                raise RequestError(HTTPStatus.FORBIDDEN, "forms from other web sites are refused")
+
+        def _read_form(self) -> dict[str, list[str]]:
+            """The posted form: a url-encoded UTF-8 body of at most MAX_BODY_BYTES."""
+            if self.headers.get("Transfer-Encoding"):
+                raise RequestError(HTTPStatus.LENGTH_REQUIRED, "send the form with a Content-Length")
+            lengths = self.headers.get_all("Content-Length") or []
+            if not lengths:
+                raise RequestError(HTTPStatus.LENGTH_REQUIRED, "a Content-Length header is required")
+            if len(lengths) > 1 or not lengths[0].strip().isdigit():
+                raise RequestError(HTTPStatus.BAD_REQUEST, f"bad Content-Length {', '.join(lengths)!r}")
+            length = int(lengths[0])
+            if length > MAX_BODY_BYTES:
+                self.close_connection = True  # the body is not read
+                raise RequestError(
+                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"form of {length} bytes (at most {MAX_BODY_BYTES})"
+                )
+            content_type = self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+            if content_type != "application/x-www-form-urlencoded":
+                raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "expected a url-encoded form")
+            try:
+                body = self.rfile.read(length)
+            except TimeoutError:
+                body = b""
+            if len(body) != length:
+                self.close_connection = True
+                raise RequestError(
+                    HTTPStatus.BAD_REQUEST, f"form body shorter than its Content-Length {length}"
+                )
+            try:
+                return parse_qs(
+                    body.decode("utf-8"),
+                    strict_parsing=True,
+                    errors="strict",
+                    max_num_fields=MAX_FORM_FIELDS,
+                )
+            except UnicodeDecodeError:
+                raise RequestError(HTTPStatus.BAD_REQUEST, "the form is not UTF-8") from None
+            except ValueError as error:
+                raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed form: {error}") from None
+
         def do_GET(self) -> None:  # noqa: N802 - stdlib name
+            self._answer(self._get)
+
+        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+            self._answer(self._post)
+
+        def _get(self) -> None:
             parsed = urlparse(self.path)
             query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
             worker = query.get("worker", "").strip()
             task = query.get("task", "sherliic")
             batch = query.get("batch") or None
             if parsed.path != "/":
-                self._send(HTTPStatus.NOT_FOUND, _page("Not found", "<p>Not found.</p>"))
-                return
+                raise RequestError(HTTPStatus.NOT_FOUND, "not found")
             if task not in ("sherliic", "zeichner"):
-                self._send(HTTPStatus.BAD_REQUEST, _page("Bad task", "<p class='error'>Unknown task.</p>"))
-                return
+                raise RequestError(HTTPStatus.BAD_REQUEST, "unknown task")
             if not worker:
                 body = (
                     "<h1>Annotate inference candidates</h1><form method='get' action='/'>"
@@ -219,27 +332,32 @@ def make_handler(store: AnnotationStore) -> type[BaseHTTPRequestHandler]:
                 body = "<h1>Thank you!</h1><p id='done'>There is nothing left for you to annotate.</p>"
                 self._send(HTTPStatus.OK, _page("Done", body))
                 return
-            self._send(HTTPStatus.OK, _page("Annotate", _group_form(group, worker, task, batch)))
+            self._send(HTTPStatus.OK, _page("Annotate", _group_form(group, worker, task, batch, token)))
 
-        def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        def _post(self) -> None:
             if urlparse(self.path).path != "/submit":
-                self._send(HTTPStatus.NOT_FOUND, _page("Not found", "<p>Not found.</p>"))
-                return
-            length = int(self.headers.get("Content-Length", "0") or 0)
-            fields = parse_qs(self.rfile.read(length).decode("utf-8"))
+                raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+            self._check_origin()
+            fields = self._read_form()
+            if not hmac.compare_digest(fields.get("token", [""])[0].encode(), token.encode()):
+                raise RequestError(
+                    HTTPStatus.FORBIDDEN, "the form lacks the page token of this server: reload the page"
+                )
+            for name, values in fields.items():
+                if name != "item" and len(values) > 1:
+                    raise RequestError(HTTPStatus.BAD_REQUEST, f"field {name!r} appears {len(values)} times")
+            item_ids = fields.get("item", [])
+            repeated = sorted({item_id for item_id in item_ids if item_ids.count(item_id) > 1})
+            if repeated:
+                raise RequestError(HTTPStatus.BAD_REQUEST, f"item {repeated[0]!r} appears more than once")
             form = {k: v[0] for k, v in fields.items()}
             worker, task, batch = form.get("worker", "").strip(), form.get("task", ""), form.get("batch", "")
-            item_ids = fields.get("item", [])
             try:
                 if not worker or task not in ("sherliic", "zeichner") or not item_ids:
                     raise ValueError("incomplete form (annotator id, task and items are needed)")
                 store.save(worker, task, form, item_ids)
             except (ValueError, InputError) as error:
-                body = (
-                    f"<p class='error' id='error'>{html.escape(str(error))}</p><p>Go back and try again.</p>"
-                )
-                self._send(HTTPStatus.BAD_REQUEST, _page("Error", body))
-                return
+                raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
             target = "/?" + urlencode({"worker": worker, "task": task, "batch": batch})
             self._send(HTTPStatus.SEE_OTHER, b"", {"Location": target})
 
@@ -250,7 +368,8 @@ def make_server(
     url: str | None = None, host: str = "127.0.0.1", port: int = 8765, *, target: int = 5
 ) -> ThreadingHTTPServer:
     """A server bound to host:port (port 0 picks a free one; see server.server_address)."""
-    return ThreadingHTTPServer((host, port), make_handler(AnnotationStore(url, target=target)))
+    store = AnnotationStore(url, target=target)
+    return ThreadingHTTPServer((host, port), make_handler(store, secrets.token_urlsafe(32)))
 
 
 def serve_in_thread(server: ThreadingHTTPServer) -> threading.Thread:

@@ -246,12 +246,15 @@ def test_annotation_page_over_http(sampled: str) -> None:
             line.split("value='")[1].split("'")[0] for line in page.split("<input") if "name='item'" in line
         ]
         assert ids
-        incomplete = urllib.parse.urlencode({"worker": "w9", "task": "sherliic", "item": ids[0]}).encode()
+        token = page.split("name='token' value='")[1].split("'")[0]
+        incomplete = urllib.parse.urlencode(
+            {"token": token, "worker": "w9", "task": "sherliic", "item": ids[0]}
+        ).encode()
         with pytest.raises(urllib.error.HTTPError) as info:
             urllib.request.urlopen(f"{base}/submit", data=incomplete)
         assert info.value.code == 400
         assert _n_judgements(sampled) == 0
-        form = [("worker", "w9"), ("task", "sherliic"), ("batch", "")]
+        form = [("token", token), ("worker", "w9"), ("task", "sherliic"), ("batch", "")]
         form += [("item", i) for i in ids] + [(f"answer_{i}", "yes") for i in ids]
         urllib.request.urlopen(f"{base}/submit", data=urllib.parse.urlencode(form).encode()).read()
         assert _n_judgements(sampled) == len(ids)
@@ -263,6 +266,7 @@ def test_annotation_page_over_http(sampled: str) -> None:
             line.split("value='")[1].split("'")[0] for line in page.split("<input") if "name='item'" in line
         ]
         form = [
+            ("token", token),
             ("worker", "w9"),
             ("task", "zeichner"),
             ("item", zid),
