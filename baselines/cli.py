@@ -20,7 +20,7 @@ from baselines import catalog, datasets, report
 from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
 from baselines.registry import Context, get
 from warehouse import server
-from warehouse.errors import InputError, print_error
+from warehouse.errors import DatabaseUnavailable, InputError, print_error
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             return _run([args.name], args, merge=True)
         return _run(catalog.ordered_names(), args, merge=False)
-    except InputError as exc:
+    except (InputError, DatabaseUnavailable) as exc:
         print_error(exc)
         return 2
 

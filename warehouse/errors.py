@@ -18,6 +18,11 @@ class InputError(ValueError):
         return type(self), (self.file, self.line, self.problem)
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The database cannot be reached or started: one line naming the URL (password hidden), the cause
+    and what to do."""
+
+
 def print_error(error: BaseException | str) -> None:
     """``error: <message>`` on stderr as ONE line, whatever the path length or terminal width (users and
     scripts grep the ``file:line: problem`` form, so the console must never wrap it)."""
