@@ -35,7 +35,7 @@ from extract.formats._common import ErrorHandler, check_document, check_id, chec
 from extract.formats.base import PreparsedReader
 from extract.pipeline import Extraction, extract_documents
 from warehouse import server
-from warehouse.errors import InputError
+from warehouse.errors import DatabaseUnavailable, InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
 MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
@@ -138,6 +138,11 @@ class _Batch:
         except InputError as exc:
             self._record_failure(str(exc))
             raise
+        except psycopg.OperationalError as exc:  # the server went away mid-load: the batch rolled back
+            raise DatabaseUnavailable(
+                f"lost the database at {server.redact(self.url)} while loading {self.path} (nothing of "
+                f"it was kept): {' '.join(str(exc).split())}"
+            ) from None
         self.summary.seconds = round(time.perf_counter() - started, 3)
         return self.summary
 
@@ -247,7 +252,7 @@ class _Batch:
                         json.dumps({**self.options, "error": message}),
                     ),
                 )
-        except psycopg.Error:
+        except (psycopg.Error, DatabaseUnavailable):
             pass  # recording the failure must never hide the InputError itself
 
 

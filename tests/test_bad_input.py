@@ -497,3 +497,41 @@ def test_spreadsheet_formulas_are_neutralised_in_text_for_people(db_url):
             "(E'\\tx'), ('a-b')) as t(x)"
         ).fetchall()
     assert [r[0] for r in rows] == ["'=1+1", "'-a", "'@b", "ok", "'\tx", "a-b"]
+
+
+# -- 7. a running load blocks nobody --------------------------------------------------------------------
+def test_a_load_in_progress_blocks_neither_another_load_nor_the_summary(fresh_db_url, tmp_path, monkeypatch):
+    """A load held open mid-COPY; meanwhile another file loads and the summary is read. lock_timeout
+    turns any wait for a lock the open load holds into an error instead of a hang."""
+    import threading
+
+    from extract.summary import database_summary
+
+    reached, release = threading.Event(), threading.Event()
+    outcome: dict = {}
+
+    def hold(_n: int) -> None:  # the progress callback: the first document pauses the load
+        reached.set()
+        release.wait(120)
+
+    def first_load() -> None:
+        try:
+            outcome["first"] = load_corpus(GOOD, "jsonl", fresh_db_url, progress=hold)
+        except Exception as exc:  # reported by the assertion below
+            outcome["first"] = exc
+
+    thread = threading.Thread(target=first_load)
+    thread.start()
+    try:
+        assert reached.wait(120)
+        monkeypatch.setenv("PGOPTIONS", "-c lock_timeout=5s")
+        other = tmp_path / "other.jsonl"
+        other.write_text(OK_LINE + "\n")
+        second = load_corpus(other, "jsonl", fresh_db_url)
+        summary = database_summary(fresh_db_url)
+    finally:
+        release.set()
+        thread.join(120)
+    assert not second.skipped and summary["batches"].get("corpus/loaded") == 1  # the first still open
+    assert not isinstance(outcome["first"], Exception) and not outcome["first"].skipped
+    assert [s for s, _, _ in _batches(fresh_db_url)] == ["loaded", "loaded"]

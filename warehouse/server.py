@@ -95,7 +95,10 @@ def redact(url: str) -> str:
 def _unavailable(url: str, exc: psycopg.OperationalError) -> DatabaseUnavailable:
     reason = " ".join(str(exc).split()) or type(exc).__name__
     reason = re.sub(r"^connection failed: ", "", reason)
-    return DatabaseUnavailable(f"cannot connect to the database at {redact(url)}: {reason}; {WHAT_TO_DO}")
+    todo = WHAT_TO_DO
+    if "does not exist" in reason:  # the server answered: a wrong database or role name
+        todo = "check the database and user names in the URL (DATABASE_URL or --url)"
+    return DatabaseUnavailable(f"cannot connect to the database at {redact(url)}: {reason}; {todo}")
 
 
 def server_url(database: str = "postgres") -> str:
