@@ -5,6 +5,9 @@ One input file = one batch (raw.load_batches row, sha256 checksum of the file's 
 - the same file (same checksum, kind and format) already loaded → nothing is loaded, the summary
   says so (``skipped``); ``replace=True`` deletes the old batch (and any loaded batch of the same
   kind/format from the same path) and reloads, in the same transaction;
+- other content at a path already loaded (same kind and format: the file changed since) is refused
+  with a message pointing to ``--replace`` — loading it as a new batch would store its unchanged
+  records twice;
 - everything of a batch is written in ONE transaction (COPY into temporary tables, then set-based
   inserts); any :class:`InputError` rolls it back — earlier batches stay intact, no 'loading' row
   is left — and a 'failed' row holding the error message is recorded in a separate short

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -115,7 +116,10 @@ def test_two_benchmark_files_for_the_same_split_never_count_an_item_twice(fresh_
     assert rows[0]["split"] == "dev" and rows[0]["n_items"] == 3
 
 
-def _load_benchmark_in_process(url: str, path: str, queue) -> None:
+def _load_benchmark_in_process(url: str, path: str, start, queue) -> None:
+    from baselines import datasets  # imported before the start signal: both loads begin together
+
+    start.wait(60)
     try:
         summary = datasets.load_benchmark(path, "sherliic_tsv", url, show_progress=False)
         queue.put(("ok", summary.skipped))
@@ -125,13 +129,16 @@ def _load_benchmark_in_process(url: str, path: str, queue) -> None:
 
 def test_the_same_benchmark_file_loaded_twice_at_once(fresh_db_url):
     ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
+    start, queue = ctx.Event(), ctx.Queue()
     path = str(BENCH / "sherliic_dev_sample.tsv")
     workers = [
-        ctx.Process(target=_load_benchmark_in_process, args=(fresh_db_url, path, queue)) for _ in range(2)
+        ctx.Process(target=_load_benchmark_in_process, args=(fresh_db_url, path, start, queue))
+        for _ in range(2)
     ]
     for worker in workers:
         worker.start()
+    time.sleep(3)  # let both import; correctness does not depend on it, only how often the race is hit
+    start.set()
     for worker in workers:
         worker.join(300)
     results = sorted(queue.get(timeout=10) for _ in workers)
