@@ -274,32 +274,22 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     except (InputError, FileNotFoundError, DatabaseUnavailable) as exc:
         progress("")
+        _add_multi_file_notes(exc, summaries, pending[1:])
         print_error(exc)
-        _not_tried(summaries, pending[1:])
         return 2
     if summaries:
         out.print(_batch_table(summaries))
     return 0
 
 
-def _not_tried(summaries: list[BatchSummary], files: list[str]) -> None:
-    """After a failed file of a multi-file load: which files were loaded before it (they stay loaded)
-    and which were not tried."""
+def _add_multi_file_notes(exc: Exception, summaries: list[BatchSummary], files: list[str]) -> None:
+    """After a failed file of a multi-file load: which files were done before it (they stay loaded) and
+    which were not tried (print_error prints the notes under the error line)."""
     if summaries:
-        console.print(
-            f"done before this error, kept ({len(summaries)}): "
-            + ", ".join(s.source_file.rsplit("/", 1)[-1] for s in summaries),
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+        done = ", ".join(s.source_file.rsplit("/", 1)[-1] for s in summaries)
+        exc.add_note(f"done before this error, kept ({len(summaries)}): {done}")
     if files:
-        console.print(
-            f"not tried after this error ({len(files)}): {' '.join(files)}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+        exc.add_note(f"not tried after this error ({len(files)}): {' '.join(files)}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,9 @@ class DatabaseUnavailable(RuntimeError):
 
 def print_error(error: BaseException | str) -> None:
     """``error: <message>`` on stderr as ONE line, whatever the path length or terminal width (users and
-    scripts grep the ``file:line: problem`` form, so the console must never wrap it)."""
+    scripts grep the ``file:line: problem`` form, so the console must never wrap it). Notes added to the
+    exception (``add_note``, e.g. the files of a multi-file load not tried) follow, one line each."""
     message = " ".join(str(error).splitlines())
     print(f"error: {message}", file=sys.stderr, flush=True)
+    for note in getattr(error, "__notes__", ()):
+        print(" ".join(str(note).splitlines()), file=sys.stderr, flush=True)
