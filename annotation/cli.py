@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from warehouse.errors import InputError, print_error
+from warehouse.errors import DatabaseUnavailable, InputError, print_error
 from warehouse.settings import OUT_DIR
 
 ANNOTATION_OUT = OUT_DIR / "annotation"
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except InputError as error:
+    except (InputError, DatabaseUnavailable) as error:
         print_error(error)
         return 2
     except (ValueError, FileNotFoundError) as error:

@@ -8,14 +8,17 @@ from pathlib import Path
 
 from psycopg.rows import dict_row
 
-from baselines.datasets import SHERLIIC_CSV_COLUMNS
+from baselines.datasets import SHERLIIC_CSV_COLUMNS, SHERLIIC_TEXT_COLUMNS
 from warehouse.dbt import run_dbt
+from warehouse.export import spreadsheet_safe
 from warehouse.server import connect
 
 # The 22 columns of SherLIiC's dev.csv / test.csv (docs/design.md §5), in order: one definition, shared with
 # the benchmark loader that reads them.
 SHERLIIC_COLUMNS = SHERLIIC_CSV_COLUMNS
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
+# Text for people: spreadsheet-safe (warehouse.export.spreadsheet_safe; the benchmark reader undoes it).
+TEXT_COLUMNS = SHERLIIC_TEXT_COLUMNS
 
 
 def aggregate(
@@ -58,7 +61,10 @@ def export_dataset(
                 writer = csv.writer(handle)
                 writer.writerow(SHERLIIC_COLUMNS)
                 for row in rows:
-                    writer.writerow([_cell(row[_SOURCE_COLUMN.get(c, c)]) for c in SHERLIIC_COLUMNS])
+                    cells = {c: _cell(row[_SOURCE_COLUMN.get(c, c)]) for c in SHERLIIC_COLUMNS}
+                    for c in TEXT_COLUMNS:
+                        cells[c] = spreadsheet_safe(cells[c])
+                    writer.writerow([cells[c] for c in SHERLIIC_COLUMNS])
             counts[split] = len(rows)
     return counts
 

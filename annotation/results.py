@@ -10,10 +10,10 @@ one transaction: a bad file (unknown item id, duplicate judgement, malformed row
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
+from extract.formats._common import check_id, check_input_file, csv_rows
 from warehouse.errors import InputError
 from warehouse.server import connect, ensure_schema
 
@@ -70,58 +70,52 @@ def parse_results(path: Path, task: str = "sherliic") -> list[Judgement]:
     name = str(path)
     judgements: list[Judgement] = []
     seen: dict[tuple[str, str], int] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            raise InputError(name, 1, "empty file: expected a header row")
-        header = [h.strip().lower() for h in header]
-        missing = [c for c in REQUIRED[task] if c not in header]
-        if missing:
-            raise InputError(name, 1, f"header lacks column(s) {', '.join(missing)} (task {task})")
-        index = {c: header.index(c) for c in REQUIRED[task]}
-        for row in reader:
-            line = reader.line_num
-            if not any(cell.strip() for cell in row):
-                continue  # blank line
-            if len(row) != len(header):
-                raise InputError(name, line, f"malformed row: {len(row)} fields, header has {len(header)}")
-            value = {c: row[i].strip() for c, i in index.items()}
-            for column in ("item_id", "worker_id"):
-                if not value[column]:
-                    raise InputError(name, line, f"empty {column}")
-            answer = value["answer"].lower()
-            if task == "sherliic":
-                if answer not in ANSWERS:
-                    raise InputError(
-                        name, line, f"answer {value['answer']!r} is not one of {', '.join(ANSWERS)}"
-                    )
-                judgement = Judgement(value["item_id"], value["worker_id"], task, answer, line=line)
-            else:
-                flags = []
-                for column in ("premise_meaningful", "hypothesis_meaningful"):
-                    word = value[column].lower()
-                    if word not in TRUE_WORDS:
-                        raise InputError(name, line, f"{column} {value[column]!r} is not yes/no")
-                    flags.append(TRUE_WORDS[word])
-                if answer == "incomprehensible":
-                    answer = ""
-                try:
-                    judgement = zeichner_judgement(
-                        value["item_id"], value["worker_id"], flags[0], flags[1], answer or None, line
-                    )
-                except ValueError as error:
-                    raise InputError(name, line, f"answer {value['answer']!r}: {error}") from None
-            key = (judgement.item_id, judgement.worker_id)
-            if key in seen:
-                raise InputError(
-                    name,
-                    line,
-                    f"duplicate judgement: worker {key[1]!r} already judged item {key[0]!r} "
-                    f"on line {seen[key]}",
+    rows = csv_rows(check_input_file(path))  # UTF-8 (a BOM is fine), no NUL, bounded fields
+    _, header = next(rows, (None, None))
+    if header is None:
+        raise InputError(name, 1, "empty file: expected a header row")
+    header = [h.strip().lower() for h in header]
+    missing = [c for c in REQUIRED[task] if c not in header]
+    if missing:
+        raise InputError(name, 1, f"header lacks column(s) {', '.join(missing)} (task {task})")
+    index = {c: header.index(c) for c in REQUIRED[task]}
+    for line, row in rows:
+        if not any(cell.strip() for cell in row):
+            continue  # blank line
+        if len(row) != len(header):
+            raise InputError(name, line, f"malformed row: {len(row)} fields, header has {len(header)}")
+        value = {c: row[i].strip() for c, i in index.items()}
+        for column in ("item_id", "worker_id"):
+            check_id(value[column], column, name, line)
+        answer = value["answer"].lower()
+        if task == "sherliic":
+            if answer not in ANSWERS:
+                raise InputError(name, line, f"answer {value['answer']!r} is not one of {', '.join(ANSWERS)}")
+            judgement = Judgement(value["item_id"], value["worker_id"], task, answer, line=line)
+        else:
+            flags = []
+            for column in ("premise_meaningful", "hypothesis_meaningful"):
+                word = value[column].lower()
+                if word not in TRUE_WORDS:
+                    raise InputError(name, line, f"{column} {value[column]!r} is not yes/no")
+                flags.append(TRUE_WORDS[word])
+            if answer == "incomprehensible":
+                answer = ""
+            try:
+                judgement = zeichner_judgement(
+                    value["item_id"], value["worker_id"], flags[0], flags[1], answer or None, line
                 )
-            seen[key] = line
-            judgements.append(judgement)
+            except ValueError as error:
+                raise InputError(name, line, f"answer {value['answer']!r}: {error}") from None
+        key = (judgement.item_id, judgement.worker_id)
+        if key in seen:
+            raise InputError(
+                name,
+                line,
+                f"duplicate judgement: worker {key[1]!r} already judged item {key[0]!r} on line {seen[key]}",
+            )
+        seen[key] = line
+        judgements.append(judgement)
     return judgements
 
 

@@ -16,6 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from annotation.render import render_candidate
+from warehouse.export import spreadsheet_safe
 from warehouse.server import connect, ensure_schema
 
 STRATA = {
@@ -284,7 +285,8 @@ def examples_line(examples_a: list[str], examples_b: list[str]) -> str:
 def export_batch_csv(batch_name: str, path: Path, url: str | None = None) -> int:
     """Crowdsourcing CSV: one row per premise fact, hypothesis_i_id/hypothesis_i columns (i = 1..k).
 
-    Workers answer each hypothesis with yes / no / incomprehensible; the platform's results go back
+    Text cells are spreadsheet-safe (warehouse.export.spreadsheet_safe). Workers answer each
+    hypothesis with yes / no / incomprehensible; the platform's results go back
     in through `annotation.results.import_results` (long format: item_id, worker_id, answer).
     """
     groups = batch_groups(batch_name, url)
@@ -300,15 +302,15 @@ def export_batch_csv(batch_name: str, path: Path, url: str | None = None) -> int
         for group in groups:
             row = [
                 group["premise_group_id"],
-                group["premise_text"],
-                examples_line(group["examples_a"], group["examples_b"]),
+                spreadsheet_safe(group["premise_text"]),
+                spreadsheet_safe(examples_line(group["examples_a"], group["examples_b"])),
                 json.dumps(group["examples_a"], ensure_ascii=False),
                 json.dumps(group["examples_b"], ensure_ascii=False),
             ]
             for i in range(k):
                 if i < len(group["hypotheses"]):
                     item = group["hypotheses"][i]
-                    row += [item["item_id"], item["hypothesis_text"]]
+                    row += [item["item_id"], spreadsheet_safe(item["hypothesis_text"])]
                 else:
                     row += ["", ""]
             row.append("yes|no|incomprehensible")

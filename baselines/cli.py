@@ -20,7 +20,7 @@ from baselines import catalog, datasets, report
 from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
 from baselines.registry import Context, get
 from warehouse import server
-from warehouse.errors import InputError, print_error
+from warehouse.errors import DatabaseUnavailable, InputError, print_error
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
@@ -45,8 +45,14 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
             files.append((test, "sherliic_tsv", {"dataset": "sherliic", "split": "test"}))
     if args.levy_holt_test:
         files.append((Path(args.levy_holt_test), "levy_holt", {"dataset": "levy_holt", "split": "test"}))
-    for path, fmt, kw in tqdm(files, desc="benchmark files", unit="file"):
-        summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
+    for i, (path, fmt, kw) in enumerate(tqdm(files, desc="benchmark files", unit="file")):
+        try:
+            summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
+        except InputError as exc:
+            rest = [str(p) for p, _, _ in files[i + 1 :]]
+            if rest:  # printed under the error line (warehouse.errors.print_error)
+                exc.add_note(f"not tried after this error ({len(rest)}): {' '.join(rest)}")
+            raise
         state = "already loaded" if summary.skipped else "loaded"
         tqdm.write(
             f"{state}: {summary.dataset}/{summary.split} {summary.n_items} items, "
@@ -167,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             return _run([args.name], args, merge=True)
         return _run(catalog.ordered_names(), args, merge=False)
-    except InputError as exc:
+    except (InputError, DatabaseUnavailable) as exc:
         print_error(exc)
         return 2
 

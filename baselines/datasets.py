@@ -19,7 +19,6 @@ SherLIiC-orientation path; `deppath.paths.canonical_path` maps it to a warehouse
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import re
@@ -31,8 +30,10 @@ import pandas as pd
 from tqdm import tqdm
 
 from deppath.paths import canonical_path, is_reversed
+from extract.formats._common import check_id, check_input_file, csv_rows, read_lines
 from warehouse import server
 from warehouse.errors import InputError
+from warehouse.export import spreadsheet_unsafe
 
 FORMATS = ("sherliic_csv", "sherliic_tsv", "levy_holt", "levy_holt_hosseini", "zeichner")
 
@@ -81,6 +82,11 @@ SHERLIIC_CSV_COLUMNS = [
     "esr_score",
     "num_disagr",
 ]
+# Text columns of the release CSV: written spreadsheet-safe by annotation.dataset (a leading apostrophe
+# before = + - @), which the reader undoes.
+SHERLIIC_TEXT_COLUMNS = [
+    *(f"{side}_{part}" for side in ("prem", "hypo") for part in ("argleft", "middle", "argright", "end"))
+]
 SHERLIIC_TSV_COLUMNS = [
     "id",
     "premise_path",
@@ -124,13 +130,8 @@ class BenchmarkSummary:
 
 
 def _lines(path: Path) -> Iterable[tuple[int, str]]:
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(str(path), number, f"not valid UTF-8 at column {exc.start + 1}") from None
-            yield number, line.rstrip("\r\n")
+    """Lines of a benchmark file (the corpus readers' strict reading: UTF-8, BOM tolerated, no NUL)."""
+    return read_lines(path)
 
 
 def _check_header(path: Path, lines: Iterator[tuple[int, str]], expected: list[str]) -> None:
@@ -202,7 +203,8 @@ def read_sherliic_tsv(path: Path, dataset: str = "sherliic", split: str = "dev")
         parts = line.split("\t")
         if len(parts) != len(SHERLIIC_TSV_COLUMNS):
             raise InputError(
-                str(path), number,
+                str(path),
+                number,
                 f"expected {len(SHERLIIC_TSV_COLUMNS)} tab-separated columns, got {len(parts)}",
             )
         r = dict(zip(SHERLIIC_TSV_COLUMNS, parts, strict=True))
@@ -272,64 +274,64 @@ def read_sherliic_csv(
     split = split or _split_from_name(path)
     index = read_relation_index(relation_index) if relation_index else {}
     items = []
-    with path.open(encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None:
-            raise InputError(str(path), None, "file is empty")
-        if header != SHERLIIC_CSV_COLUMNS:
-            raise InputError(str(path), 1, f"unexpected header {header}; expected the 22 release columns")
-        for row in reader:
-            number = reader.line_num
-            if not row:
-                continue
-            if len(row) != 22:
-                raise InputError(str(path), number, f"expected 22 comma-separated columns, got {len(row)}")
-            r = dict(zip(SHERLIIC_CSV_COLUMNS, row, strict=True))
-            pa, pb = _arg_type(r["prem_argleft"], r["prem_argright"])
-            ha, hb = _arg_type(r["hypo_argleft"], r["hypo_argright"])
-            prem_text = " ".join(
-                r[c] for c in ("prem_argleft", "prem_middle", "prem_argright", "prem_end") if r[c]
+    rows = csv_rows(path)
+    _, header = next(rows, (None, None))
+    if header is None:
+        raise InputError(str(path), None, "file is empty")
+    if header != SHERLIIC_CSV_COLUMNS:
+        raise InputError(str(path), 1, f"unexpected header {header}; expected the 22 release columns")
+    for number, row in rows:
+        if not row:
+            continue
+        if len(row) != 22:
+            raise InputError(str(path), number, f"expected 22 comma-separated columns, got {len(row)}")
+        r = dict(zip(SHERLIIC_CSV_COLUMNS, row, strict=True))
+        for column in SHERLIIC_TEXT_COLUMNS:
+            r[column] = spreadsheet_unsafe(r[column])
+        pa, pb = _arg_type(r["prem_argleft"], r["prem_argright"])
+        ha, hb = _arg_type(r["hypo_argleft"], r["hypo_argright"])
+        prem_text = " ".join(
+            r[c] for c in ("prem_argleft", "prem_middle", "prem_argright", "prem_end") if r[c]
+        )
+        hypo_text = " ".join(
+            r[c] for c in ("hypo_argleft", "hypo_middle", "hypo_argright", "hypo_end") if r[c]
+        )
+        items.append(
+            _item(
+                item_id=r["id"],
+                dataset=dataset,
+                split=split,
+                line_number=number,
+                premise_path=index.get(r["prem_rel"]),
+                hypothesis_path=index.get(r["hypo_rel"]),
+                premise_type_a=pa,
+                premise_type_b=pb,
+                hypothesis_type_a=ha,
+                hypothesis_type_b=hb,
+                is_premise_reversed=_flag(r["is_prem_reversed"], path, number, "is_prem_reversed"),
+                is_hypothesis_reversed=_flag(r["is_hypo_reversed"], path, number, "is_hypo_reversed"),
+                premise_text=prem_text,
+                hypothesis_text=hypo_text,
+                premise_middle=r["prem_middle"],
+                hypothesis_middle=r["hypo_middle"],
+                label=_label(r["gold_label"], path, number),
+                extra={
+                    k: r[k]
+                    for k in (
+                        "prem_type",
+                        "prem_rel",
+                        "hypo_type",
+                        "hypo_rel",
+                        "examples_A",
+                        "examples_B",
+                        "rel_score",
+                        "sign_score",
+                        "esr_score",
+                        "num_disagr",
+                    )
+                },
             )
-            hypo_text = " ".join(
-                r[c] for c in ("hypo_argleft", "hypo_middle", "hypo_argright", "hypo_end") if r[c]
-            )
-            items.append(
-                _item(
-                    item_id=r["id"],
-                    dataset=dataset,
-                    split=split,
-                    line_number=number,
-                    premise_path=index.get(r["prem_rel"]),
-                    hypothesis_path=index.get(r["hypo_rel"]),
-                    premise_type_a=pa,
-                    premise_type_b=pb,
-                    hypothesis_type_a=ha,
-                    hypothesis_type_b=hb,
-                    is_premise_reversed=_flag(r["is_prem_reversed"], path, number, "is_prem_reversed"),
-                    is_hypothesis_reversed=_flag(r["is_hypo_reversed"], path, number, "is_hypo_reversed"),
-                    premise_text=prem_text,
-                    hypothesis_text=hypo_text,
-                    premise_middle=r["prem_middle"],
-                    hypothesis_middle=r["hypo_middle"],
-                    label=_label(r["gold_label"], path, number),
-                    extra={
-                        k: r[k]
-                        for k in (
-                            "prem_type",
-                            "prem_rel",
-                            "hypo_type",
-                            "hypo_rel",
-                            "examples_A",
-                            "examples_B",
-                            "rel_score",
-                            "sign_score",
-                            "esr_score",
-                            "num_disagr",
-                        )
-                    },
-                )
-            )
+        )
     return items
 
 
@@ -553,8 +555,9 @@ def read_benchmark(
     path = Path(path)
     if fmt not in FORMATS:
         raise ValueError(f"unknown benchmark format {fmt!r}; known: {', '.join(FORMATS)}")
-    if not path.is_file():
-        raise InputError(str(path), None, "file not found")
+    check_input_file(path)
+    if relation_index:
+        check_input_file(relation_index)
     kw = {k: v for k, v in (("dataset", dataset), ("split", split)) if v is not None}
     if fmt == "sherliic_tsv":
         items = read_sherliic_tsv(path, **kw)
@@ -566,6 +569,9 @@ def read_benchmark(
         items = read_levy_holt_hosseini(path, **kw)
     else:
         items = read_zeichner(path, **kw)
+    for it in items:
+        for field in ("item_id", "dataset", "split"):
+            check_id(it[field], field.replace("_", " "), path, it["line_number"])
     ids = [it["item_id"] for it in items]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -597,73 +603,108 @@ def load_benchmark(
     replace: bool = False,
     show_progress: bool = True,
 ) -> BenchmarkSummary:
-    """Load one benchmark file into raw.benchmark_items as one batch (transactional, idempotent).
+    """Load one benchmark file into raw.benchmark_items as one batch (transactional, idempotent), with
+    the corpus loader's batch lifecycle (extract.batches): advisory locks, a `failed` row on bad input.
 
-    A file already loaded (same bytes, format, dataset and split) is skipped unless `replace`; then the
-    old batch is deleted in the same transaction that inserts the new one.
+    A file already loaded (same bytes, format, dataset, split and relation index) is skipped unless
+    `replace`. Each (dataset, split, item id) is loaded once: a file whose item ids are already loaded
+    from another batch (another file, or an earlier version of this one) is refused, or with `replace`
+    takes that batch's place, in the same transaction.
     """
-    path = Path(path)
+    from extract.batches import _Batch
+
+    path = check_input_file(path)
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown benchmark format {fmt!r}; known: {', '.join(FORMATS)}")
     options = {
         "dataset": dataset,
         "split": split,
         "relation_index": str(relation_index) if relation_index else None,
     }
-    rel_bytes = Path(relation_index).read_bytes() if relation_index else b""
+    rel_bytes = check_input_file(relation_index).read_bytes() if relation_index else b""
     checksum = _checksum(path, json.dumps(options, sort_keys=True).encode() + rel_bytes)
     url = url or server.database_url()
-    server.ensure_schema(url)
-    with server.connect(url) as conn:
-        old = conn.execute(
-            "select batch_id from raw.load_batches where kind = 'benchmark' and source_format = %s "
-            "and checksum = %s and status = 'loaded'",
-            (fmt, checksum),
-        ).fetchone()
-        if old and not replace:
+    batch = _Batch(path, fmt, "benchmark", url, replace, options, checksum=checksum, by_path=False)
+    loaded: list[dict] = []
+
+    def write(conn, batch_id: int) -> dict[str, int]:
+        items = read_benchmark(
+            path,
+            fmt,
+            dataset=dataset,
+            split=split,
+            relation_index=relation_index,
+            show_progress=show_progress,
+        )
+        if not items:
+            raise InputError(str(path), None, "no benchmark items in the file")
+        for key in sorted({(it["dataset"], it["split"]) for it in items}):
+            # Loads of different files into the same dataset/split wait for each other (item ids).
+            conn.execute(
+                "select pg_advisory_xact_lock(hashtext(%s))", ("sherliic-benchmark:" + "/".join(key),)
+            )
+        cols = list(ITEM_COLUMNS)
+        with conn.cursor().copy(f"copy raw.benchmark_items (batch_id, {', '.join(cols)}) from stdin") as copy:
+            for it in items:
+                copy.write_row([batch_id, *[json.dumps(it[c]) if c == "extra" else it[c] for c in cols]])
+        overlapping = conn.execute(
+            "select old.batch_id, min(b.source_file), min(old.dataset || '/' || old.split), "
+            "min(old.item_id), count(*) "
+            "from raw.benchmark_items new "
+            "join raw.benchmark_items old using (dataset, split, item_id) "
+            "join raw.load_batches b on b.batch_id = old.batch_id and b.status = 'loaded' "
+            "where new.batch_id = %s and old.batch_id <> new.batch_id group by old.batch_id",
+            (batch_id,),
+        ).fetchall()
+        if overlapping and not replace:
+            old, source, where, example, n = overlapping[0]
+            raise InputError(
+                str(path),
+                None,
+                f"{n} item id(s) of {where} (e.g. {example!r}) are already loaded from {source} (batch "
+                f"{old}); nothing loaded — use --replace to load this file in its place, or another "
+                "--dataset/--split",
+            )
+        if overlapping:
+            old_batches = [row[0] for row in overlapping]
+            conn.execute("delete from raw.load_batches where batch_id = any(%s)", (old_batches,))
+            batch.summary.replaced_batches += old_batches
+        loaded.extend(items)
+        mapped = sum(1 for it in items if it["premise_path"] and it["hypothesis_path"])
+        return {"rows": len(items), "mapped": mapped}
+
+    summary = batch.run(write)
+    if summary.skipped:
+        with server.connect(url) as conn:
             n, mapped, ds, sp = conn.execute(
                 "select count(*),"
                 " count(*) filter (where premise_path is not null and hypothesis_path is not null),"
                 " min(dataset), min(split) from raw.benchmark_items where batch_id = %s",
-                (old[0],),
+                (summary.batch_id,),
             ).fetchone()
-            return BenchmarkSummary(str(path), fmt, ds or "", sp or "", n, mapped, old[0], True)
-    items = read_benchmark(
-        path, fmt, dataset=dataset, split=split, relation_index=relation_index, show_progress=show_progress
-    )
-    with server.connect(url) as conn:  # one transaction: the batch appears completely or not at all
-        if old:
-            conn.execute("delete from raw.load_batches where batch_id = %s", (old[0],))
-        batch_id = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, options) "
-            "values (%s, %s, 'benchmark', %s, %s) returning batch_id",
-            (str(path.resolve()), fmt, checksum, json.dumps(options)),
-        ).fetchone()[0]
-        cols = [c for c in ITEM_COLUMNS]
-        with conn.cursor().copy(f"copy raw.benchmark_items (batch_id, {', '.join(cols)}) from stdin") as copy:
-            for it in items:
-                copy.write_row([batch_id, *[json.dumps(it[c]) if c == "extra" else it[c] for c in cols]])
-        conn.execute(
-            "update raw.load_batches set status = 'loaded', n_rows = %s, finished_at = now()"
-            " where batch_id = %s",
-            (len(items), batch_id),
-        )
-    mapped = sum(1 for it in items if it["premise_path"] and it["hypothesis_path"])
-    ds = items[0]["dataset"] if items else (dataset or "")
-    sp = items[0]["split"] if items else (split or "")
-    return BenchmarkSummary(str(path), fmt, ds, sp, len(items), mapped, batch_id, False)
+        return BenchmarkSummary(str(path), fmt, ds or "", sp or "", n, mapped, summary.batch_id, True)
+    ds, sp = loaded[0]["dataset"], loaded[0]["split"]
+    n_mapped = summary.counts["mapped"]
+    return BenchmarkSummary(str(path), fmt, ds, sp, len(loaded), n_mapped, summary.batch_id, False)
 
 
 def load_items(url: str | None = None, datasets: Iterable[str] | None = None) -> pd.DataFrame:
     """The items DataFrame of baselines.registry from every loaded benchmark batch (optionally filtered)."""
     url = url or server.database_url()
+    # One row per (dataset, split, item id), the latest batch's, even in a database loaded before the
+    # loader refused overlapping files: an item counted twice would count twice in every metric.
     query = (
-        f"select {', '.join('i.' + c for c in ITEM_COLUMNS)} from raw.benchmark_items i "
+        f"select {', '.join(ITEM_COLUMNS)} from ("
+        f"select distinct on (i.dataset, i.split, i.item_id) i.batch_id, "
+        f"{', '.join('i.' + c for c in ITEM_COLUMNS)} from raw.benchmark_items i "
         "join raw.load_batches b using (batch_id) where b.status = 'loaded'"
     )
     params: list = []
     if datasets is not None:
         query += " and i.dataset = any(%s)"
         params.append(list(datasets))
-    query += " order by i.dataset, i.split, i.batch_id, i.line_number"
+    query += " order by i.dataset, i.split, i.item_id, i.batch_id desc) as items"
+    query += " order by dataset, split, batch_id, line_number"
     with server.connect(url) as conn:
         rows = conn.execute(query, params).fetchall()
     return items_frame([dict(zip(ITEM_COLUMNS, r, strict=True)) for r in rows])

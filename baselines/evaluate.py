@@ -138,6 +138,8 @@ def evaluate_baseline(
     bl = get(baseline) if isinstance(baseline, str) else baseline
     use_lemma = bl.on_top_of_lemma if on_top_of_lemma is None else on_top_of_lemma
     out = Evaluation()
+    # One row per item: a (dataset, split, item id) given twice would count twice in every metric.
+    items = items.drop_duplicates(["dataset", "split", "item_id"], keep="last")
     for dataset, group in items.groupby("dataset", sort=True):
         raw = bl.score(group, ctx).reindex(group.index)
         lemma_yes = get("Lemma").score(group, ctx).reindex(group.index) == 1.0 if use_lemma else None

@@ -28,7 +28,8 @@ from demo import generator
 from extract.batches import load_corpus, load_types
 from warehouse.dbt import run_dbt
 from warehouse.engine import current_engine
-from warehouse.server import database_url, ensure_schema
+from warehouse.errors import DatabaseUnavailable, print_error
+from warehouse.server import connect, database_url, ensure_schema
 from warehouse.settings import OUT_DIR
 
 
@@ -90,7 +91,7 @@ def _step(console: Console, timings: dict[str, float], name: str, label: str, fn
     start = time.perf_counter()
     try:
         result = fn(*args, **kwargs)
-    except DemoError:
+    except (DemoError, DatabaseUnavailable):
         raise
     except Exception as exc:  # any failure: name the step, keep the cause
         raise DemoError(f"step '{label}' failed: {exc}") from exc
@@ -119,7 +120,7 @@ def classify_candidate(premise_path: str, hypothesis_path: str, alignment: str) 
 
 def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
     """Fill the counts from the raw tables (this corpus batch) and the dbt marts."""
-    with psycopg.connect(summary.url) as conn:
+    with connect(summary.url) as conn:
         if corpus_batch is not None:
             row = conn.execute(
                 "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches "
@@ -426,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
             console=console,
             dbt_verbose=args.dbt_verbose,
         )
+    except DatabaseUnavailable as exc:
+        print_error(exc)
+        return 2
     except (DemoError, ValueError) as exc:
         console.print(f"[bold red]demo failed:[/] {exc}")
         return 1

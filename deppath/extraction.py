@@ -11,6 +11,7 @@ the left). Rejections are counted per rule name, plus the non-path cases below.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from deppath.filters import rejection_rule
@@ -26,10 +27,29 @@ if TYPE_CHECKING:
 CROSSES_SENTENCE = "mention_crosses_sentence"  # a mention spanning a sentence boundary (dropped)
 OVERLAPPING = "overlapping_mentions"  # a pair whose mentions overlap or share a head token
 NO_PATH = "no_path"  # a pair with no dependency path (e.g. a CoNLL-U forest)
+# Bounds on the work per sentence: the pairs grow with the square of the mentions and each path walk
+# with the sentence length, so one pathological line (a T-REx evidence with 20,000 [MASK]s) would
+# otherwise take minutes. Such a sentence is skipped whole; its pairs are counted under these keys.
+MAX_SENTENCE_TOKENS = 400
+MAX_MENTIONS_PER_SENTENCE = 50  # so at most 1,225 pairs per sentence
+SENTENCE_TOO_LONG = "sentence_too_long"  # pairs of a sentence of more than MAX_SENTENCE_TOKENS tokens
+TOO_MANY_MENTIONS = "sentence_too_many_mentions"  # pairs of a sentence with > MAX_MENTIONS_PER_SENTENCE
 
 
 def _count(result: ExtractionResult, key: str) -> None:
     result.rejections[key] = result.rejections.get(key, 0) + 1
+
+
+def over_limit(n_tokens: int, entity_ids: list[str], result: ExtractionResult) -> bool:
+    """True when a sentence exceeds the bounds above; its distinct-entity pairs are then counted (under
+    the key of the first bound exceeded) and none of them is tried."""
+    if n_tokens <= MAX_SENTENCE_TOKENS and len(entity_ids) <= MAX_MENTIONS_PER_SENTENCE:
+        return False
+    n = len(entity_ids)
+    same = sum(c * (c - 1) // 2 for c in Counter(entity_ids).values())
+    key = SENTENCE_TOO_LONG if n_tokens > MAX_SENTENCE_TOKENS else TOO_MANY_MENTIONS
+    result.rejections[key] = result.rejections.get(key, 0) + n * (n - 1) // 2 - same
+    return True
 
 
 def extract_pairs(
@@ -45,6 +65,8 @@ def extract_pairs(
     position. Each path is filtered (Appendix A) and stored in canonical orientation (subject left).
     Shared by the spaCy route (:func:`extract_doc`) and pre-parsed CoNLL-U input.
     """
+    if over_limit(len(sentence.tokens), [entity for _, _, entity in spans], result):
+        return
     roots = [sentence.span_root(first, last) for first, last, _ in spans]
     for i in range(len(spans)):
         _, last_i, entity_i = spans[i]
@@ -111,6 +133,8 @@ def extract_doc(
             continue
         off = sent_starts[si]
         end = sent_starts[si + 1] if si + 1 < len(sent_starts) else len(doc)
+        if over_limit(end - off, [m.entity_id for _, _, m in ments], result):
+            continue  # before the conversion and repair passes, which also grow with the sentence
         ments.sort(key=lambda t: (t[0], t[1]))
         local = [(f - off, la - off) for f, la, _ in ments]
         dep = repair_mentions(DepSentence.from_doc(doc, off, end, arrays, document.text).stanford, local)

@@ -5,6 +5,9 @@ One input file = one batch (raw.load_batches row, sha256 checksum of the file's 
 - the same file (same checksum, kind and format) already loaded → nothing is loaded, the summary
   says so (``skipped``); ``replace=True`` deletes the old batch (and any loaded batch of the same
   kind/format from the same path) and reloads, in the same transaction;
+- other content at a path already loaded (same kind and format: the file changed since) is refused
+  with a message pointing to ``--replace`` — loading it as a new batch would store its unchanged
+  records twice;
 - everything of a batch is written in ONE transaction (COPY into temporary tables, then set-based
   inserts); any :class:`InputError` rolls it back — earlier batches stay intact, no 'loading' row
   is left — and a 'failed' row holding the error message is recorded in a separate short
@@ -31,10 +34,11 @@ import psycopg
 
 from deppath.records import Document, ExtractionResult
 from extract.formats import reader
+from extract.formats._common import ErrorHandler, check_document, check_id, check_input_file, report
 from extract.formats.base import PreparsedReader
 from extract.pipeline import Extraction, extract_documents
 from warehouse import server
-from warehouse.errors import InputError
+from warehouse.errors import DatabaseUnavailable, InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
 MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
@@ -74,15 +78,6 @@ def _lock_key(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
 
 
-def _check_file(path: Path) -> Path:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), None, "file not found")
-    if path.stat().st_size == 0:
-        raise InputError(str(path), None, "file is empty")
-    return path
-
-
 def _load_key(options: dict) -> dict:
     """The options that change what a load writes (not how fast): limit, NER use, reader options."""
     keys = ("limit", "ner_types", "ner_mentions", "reader_options", "type_source")
@@ -105,24 +100,40 @@ class _BadLines:
 class _Batch:
     """The lifecycle shared by every kind of load: lock, skip/replace, insert, commit or record failure."""
 
-    def __init__(self, path: Path, fmt: str, kind: str, url: str | None, replace: bool, options: dict):
+    def __init__(
+        self,
+        path: Path,
+        fmt: str,
+        kind: str,
+        url: str | None,
+        replace: bool,
+        options: dict,
+        *,
+        checksum: str | None = None,
+        by_path: bool = True,
+    ):
         self.path = path
         self.fmt = fmt
         self.kind = kind
         self.url = url or server.database_url()
         self.replace = replace
         self.options = options
-        self.checksum = file_checksum(path)
+        # checksum: of the file's bytes, unless the caller's covers more (benchmarks: options, index).
+        self.checksum = checksum or file_checksum(path)
         self.source = str(path.resolve())
         self.summary = BatchSummary(None, self.source, fmt, kind)
         # supersede: a derived file whose new content replaces the old batch from the same path.
         self.supersede = False
+        # by_path: a path holds one version of one file (refuse other content there unless replacing).
+        # Benchmarks turn it off: one file loads as several dataset/split batches; their loader refuses
+        # overlapping item ids instead.
+        self.by_path = by_path
 
     def run(self, write: Callable[[psycopg.Connection, int], dict[str, int]]) -> BatchSummary:
         started = time.perf_counter()
         server.ensure_schema(self.url)
         try:
-            with psycopg.connect(self.url) as conn:
+            with server.connect(self.url) as conn:
                 with conn.transaction():
                     if self._begin(conn):
                         counts = write(conn, self.summary.batch_id)
@@ -130,6 +141,11 @@ class _Batch:
         except InputError as exc:
             self._record_failure(str(exc))
             raise
+        except psycopg.OperationalError as exc:  # the server went away mid-load: the batch rolled back
+            raise DatabaseUnavailable(
+                f"lost the database at {server.redact(self.url)} while loading {self.path} (nothing of "
+                f"it was kept): {' '.join(str(exc).split())}"
+            ) from None
         self.summary.seconds = round(time.perf_counter() - started, 3)
         return self.summary
 
@@ -142,7 +158,7 @@ class _Batch:
         existing = conn.execute(
             "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
             "and status = 'loaded' and (checksum = %s or (%s and source_file = %s)) order by batch_id",
-            (self.kind, self.fmt, self.checksum, self.replace, self.source),
+            (self.kind, self.fmt, self.checksum, self.replace and self.by_path, self.source),
         ).fetchall()
         if self.supersede and not existing:
             existing = conn.execute(
@@ -151,6 +167,21 @@ class _Batch:
                 (self.kind, self.fmt, self.source),
             ).fetchall()
             self.replace = bool(existing)
+        if not existing and not self.replace and not self.supersede and self.by_path:
+            changed = conn.execute(
+                "select batch_id from raw.load_batches where kind = %s and source_format = %s "
+                "and status = 'loaded' and source_file = %s order by batch_id",
+                (self.kind, self.fmt, self.source),
+            ).fetchone()
+            if changed is not None:
+                # Loading it as a new batch would store its unchanged records twice.
+                raise InputError(
+                    str(self.path),
+                    None,
+                    f"a different version of this file is already loaded as batch {changed[0]} (its "
+                    "content changed since); nothing loaded — use --replace to load the new content "
+                    "in its place",
+                )
         if existing and not self.replace:
             batch_id, old_options = existing[0]
             self.summary.batch_id = batch_id
@@ -186,9 +217,10 @@ class _Batch:
         if s.bad_lines:
             options["bad_lines"] = s.bad_lines
         conn.execute(
-            "update raw.load_batches set status = 'loaded', finished_at = now(), n_documents = %s, "
-            "n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, n_bad_lines = %s, "
-            "options = %s "
+            # clock_timestamp(): now() is the transaction's start, i.e. started_at
+            "update raw.load_batches set status = 'loaded', finished_at = clock_timestamp(), "
+            "n_documents = %s, n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, "
+            "n_bad_lines = %s, options = %s "
             "where batch_id = %s",
             (
                 counts.get("documents", 0),
@@ -210,11 +242,11 @@ class _Batch:
     def _record_failure(self, message: str) -> None:
         """A 'failed' row without data, in its own short transaction (the batch itself rolled back)."""
         try:
-            with psycopg.connect(self.url, autocommit=True) as conn:
+            with server.connect(self.url, autocommit=True) as conn:
                 conn.execute(
                     "insert into raw.load_batches (source_file, source_format, kind, checksum, status, "
                     "options, "
-                    "finished_at) values (%s, %s, %s, %s, 'failed', %s, now())",
+                    "finished_at) values (%s, %s, %s, %s, 'failed', %s, clock_timestamp())",
                     (
                         self.source,
                         self.fmt,
@@ -223,7 +255,7 @@ class _Batch:
                         json.dumps({**self.options, "error": message}),
                     ),
                 )
-        except psycopg.Error:
+        except (psycopg.Error, DatabaseUnavailable):
             pass  # recording the failure must never hide the InputError itself
 
 
@@ -393,7 +425,7 @@ def load_corpus(
     limit: read at most this many documents (the batch options record it). progress: called with 1
     per document done (the CLI's progress bar).
     """
-    path = _check_file(Path(path))
+    path = check_input_file(Path(path))
     reader_options = {k: v for k, v in (reader_options or {}).items() if v is not None}
     corpus_reader = reader(fmt, **reader_options)
     options = {
@@ -415,9 +447,10 @@ def load_corpus(
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
         if isinstance(corpus_reader, PreparsedReader):
-            results: Iterable = corpus_reader.read_extracted(path, on_error=bad)
+            results: Iterable = _checked(corpus_reader.read_extracted(path, on_error=bad), path, bad)
         else:
             docs: Iterable[Document] = corpus_reader.read(path, on_error=bad, stats=stats)
+            docs = _checked(docs, path, bad)
             if limit is not None:
                 docs = _take(docs, limit)
             extraction = Extraction(
@@ -440,6 +473,19 @@ def load_corpus(
         return counts
 
     return batch.run(write)
+
+
+def _checked(items: Iterable, path: Path, on_error: ErrorHandler) -> Iterator:
+    """The reader's documents (or (document, paths) pairs) that pass :func:`check_document`; a bad one
+    is raised or handed to the skip_bad counter like any bad record."""
+    for item in items:
+        document = item[0] if isinstance(item, tuple) else item
+        try:
+            check_document(document, path)
+        except InputError as exc:
+            report(exc, on_error)
+            continue
+        yield item
 
 
 def _take(items: Iterable, n: int) -> Iterator:
@@ -477,8 +523,8 @@ def load_types(
         raise ValueError(
             f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}"
         )
-    path = _check_file(Path(path))
-    source = type_source or type_tables.DEFAULT_SOURCE[fmt]
+    path = check_input_file(Path(path))
+    source = check_id(type_source or type_tables.DEFAULT_SOURCE[fmt], "type source", path, None)
     batch = _Batch(path, fmt, "types", url, replace, {"type_source": source, "skip_bad": skip_bad})
     bad = _BadLines() if skip_bad else None
     stats: dict = {}
@@ -513,7 +559,7 @@ def load_type_map(
 
     if fmt != "figer_map":
         raise ValueError(f"unknown type-map format {fmt!r}; choose: figer_map")
-    path = _check_file(Path(path))
+    path = check_input_file(Path(path))
     batch = _Batch(path, fmt, "type_map", url, replace, {"skip_bad": skip_bad})
     bad = _BadLines() if skip_bad else None
 
@@ -546,9 +592,9 @@ def load_title_types(
 
     url = url or server.database_url()
     server.ensure_schema(url)
-    paths = [_check_file(Path(p)) for p in textent_paths]
+    paths = [check_input_file(Path(p)) for p in textent_paths]
     titles = type_tables.textent_titles(paths)
-    with psycopg.connect(url) as conn:
+    with server.connect(url) as conn:
         entities = conn.execute(
             "select e.entity_id, min(e.entity_name) from raw.entities e "
             "join raw.load_batches b using (batch_id) "

@@ -24,7 +24,7 @@ from extract.batches import BatchSummary, load_corpus, load_type_map, load_types
 from extract.formats import FORMATS
 from extract.summary import database_summary
 from extract.types import TYPE_FORMATS
-from warehouse.errors import InputError, print_error
+from warehouse.errors import DatabaseUnavailable, InputError, print_error
 
 console = Console(stderr=True)
 out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
@@ -119,6 +119,13 @@ def _summary_tables(summary: dict) -> list[Table]:
     return [main, rules, sources]
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sherliic-extract", description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="database URL (default: DATABASE_URL or the embedded server)")
@@ -144,7 +151,7 @@ def _parser() -> argparse.ArgumentParser:
     corpus.add_argument(
         "--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder)"
     )
-    corpus.add_argument("--min-posterior", type=float, default=0.0, help="facc1: minimum entity posterior")
+    corpus.add_argument("--min-posterior", type=_finite, default=0.0, help="facc1: minimum entity posterior")
     corpus.add_argument("files", nargs="+")
 
     types = sub.add_parser("types", help="load entity-type tables")
@@ -185,8 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     progress = _progress_factory(not args.quiet)
     summaries: list[BatchSummary] = []
+    # Files still to load: after an error, the rest are named as not tried.
+    pending: list[str] = list(getattr(args, "files", []))
 
     def done(summary: BatchSummary) -> None:
+        if pending:
+            pending.pop(0)
         summaries.append(summary)
         progress("")  # closes the file's bar
         console.print(summary.message, markup=False, highlight=False, soft_wrap=True)
@@ -261,13 +272,24 @@ def main(argv: list[str] | None = None) -> int:
                 for table in _summary_tables(result):
                     out.print(table)
             return 0
-    except (InputError, FileNotFoundError) as exc:
+    except (InputError, FileNotFoundError, DatabaseUnavailable) as exc:
         progress("")
+        _add_multi_file_notes(exc, summaries, pending[1:])
         print_error(exc)
         return 2
     if summaries:
         out.print(_batch_table(summaries))
     return 0
+
+
+def _add_multi_file_notes(exc: Exception, summaries: list[BatchSummary], files: list[str]) -> None:
+    """After a failed file of a multi-file load: which files were done before it (they stay loaded) and
+    which were not tried (print_error prints the notes under the error line)."""
+    if summaries:
+        done = ", ".join(s.source_file.rsplit("/", 1)[-1] for s in summaries)
+        exc.add_note(f"done before this error, kept ({len(summaries)}): {done}")
+    if files:
+        exc.add_note(f"not tried after this error ({len(files)}): {' '.join(files)}")
 
 
 if __name__ == "__main__":

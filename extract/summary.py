@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import psycopg
-
 from warehouse import server
 
 
@@ -16,7 +14,7 @@ def database_summary(url: str | None = None) -> dict:
     """
     url = url or server.database_url()
     server.ensure_schema(url)
-    with psycopg.connect(url) as conn:
+    with server.connect(url) as conn:
 
         def one(query: str) -> int:
             return int(conn.execute(query).fetchone()[0] or 0)

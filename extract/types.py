@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from extract.formats._common import ErrorHandler, read_lines, report
+from extract.formats._common import ErrorHandler, check_id, read_lines, report
 from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")
@@ -64,7 +64,18 @@ def read_tsv(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[str, s
                 on_error,
             )
             continue
-        yield cols[0].strip(), cols[1].strip()
+        row = _ids(path, line, on_error, entity=cols[0].strip(), type=cols[1].strip())
+        if row is not None:
+            yield row
+
+
+def _ids(path: Path, line: int, on_error: ErrorHandler, **fields: str) -> tuple[str, ...] | None:
+    """The fields if each is a valid identifier (:func:`check_id`); else the error is reported, None."""
+    try:
+        return tuple(check_id(value, name.replace("_", " "), path, line) for name, value in fields.items())
+    except InputError as exc:
+        report(exc, on_error)
+        return None
 
 
 def read_ntriples(
@@ -85,7 +96,9 @@ def read_ntriples(
         if not predicate.strip("<>").endswith(TYPE_PREDICATE):
             stats["other_predicate"] = stats.get("other_predicate", 0) + 1
             continue
-        yield freebase_id(subject), freebase_id(obj)
+        row = _ids(path, line, on_error, entity=freebase_id(subject), type=freebase_id(obj))
+        if row is not None:
+            yield row
 
 
 def read_textent(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[str, str, list[str]]]:
@@ -108,7 +121,9 @@ def read_textent(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[st
             )
             continue
         types = [figer_type(t) for t in cols[2].split(",") if t.strip()]
-        yield cols[0].strip(), cols[1].strip(), types
+        row = _ids(path, line, on_error, entity=cols[0].strip(), **{f"type {t}": t for t in types})
+        if row is not None:
+            yield cols[0].strip(), cols[1].strip(), types
 
 
 def read_type_rows(
@@ -136,7 +151,9 @@ def read_figer_map(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[
         if len(cols) != 2 or not cols[0].startswith("/") or not cols[1].startswith("/"):
             report(InputError(str(path), line, "expected '/freebase/type<TAB>/figer/type'"), on_error)
             continue
-        yield cols[0].strip(), cols[1].strip()
+        row = _ids(path, line, on_error, source_type=cols[0].strip(), target_type=cols[1].strip())
+        if row is not None:
+            yield row
 
 
 def title_key(title: str) -> str:

@@ -74,6 +74,8 @@ def test_main_fails_clearly_on_bad_size(fresh_db_url, monkeypatch, capsys, tmp_p
 
 def test_main_fails_clearly_when_the_database_is_unreachable(monkeypatch, capsys, tmp_path):
     monkeypatch.setenv("DATABASE_URL", server.server_url("sherliic_test_no_such_database"))
-    assert main(["--out", str(tmp_path)]) == 1
-    output = capsys.readouterr().out
-    assert "demo failed" in output and "start the database" in output
+    assert main(["--out", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "start the database" in captured.out  # the step that failed
+    (line,) = [line for line in captured.err.splitlines() if line.startswith("error:")]
+    assert "cannot connect to the database at" in line and "does not exist" in line

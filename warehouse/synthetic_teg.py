@@ -347,7 +347,7 @@ def generate(
         used = len(np.unique(np.concatenate(keys) // (n_ent * n_ent)))
         conn.execute(
             "update raw.load_batches set status = 'loaded', n_instances = %s, n_rows = %s, "
-            "finished_at = now() where batch_id = %s",
+            "finished_at = clock_timestamp() where batch_id = %s",
             (config.n_instances, n_type_rows, batch_id),
         )
         conn.commit()

@@ -1,14 +1,33 @@
-"""Helpers shared by the corpus readers: strict line reading, error routing, mention search."""
+"""Helpers shared by the corpus readers: strict line reading, error routing, record checks, mention search.
+
+Every input file goes through :func:`check_input_file` (exists, is a readable regular file) and is read
+with :func:`read_lines` or :func:`load_json`, which tolerate a UTF-8 byte-order mark and refuse what
+Postgres text cannot hold (NUL characters, lone surrogates from JSON escapes). Every document a corpus
+reader yields goes through :func:`check_document` (one validation of ids and text for all formats).
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from deppath.records import Mention
+from deppath.records import Document, Mention
 from warehouse.errors import InputError
+
+BOM = "\ufeff"
+# Identifiers (entity ids, type names, type sources, item ids) are keys of btree indexes, whose entries
+# must stay under ~2.7 KB: three identifiers of this many UTF-8 bytes fit in one index entry.
+MAX_ID_BYTES = 800
+# spaCy's own limit (nlp.max_length): longer texts are refused by the parser (and would need ~1 GB).
+MAX_DOCUMENT_CHARS = 1_000_000
+# Characters Postgres text cannot store: NUL, and UTF-16 surrogates (only reachable through JSON
+# escapes such as \ud800; they are not valid Unicode scalar values and cannot be encoded as UTF-8).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 # A reader gets an error handler: None = raise the InputError (the load rolls back);
 # a callable = the loader's skip_bad counter (the bad record is skipped and counted).
@@ -22,12 +41,96 @@ def report(error: InputError, on_error: ErrorHandler) -> None:
     on_error(error)
 
 
+def check_input_file(path: str | Path) -> Path:
+    """``path`` if it is a non-empty regular file this process can read; else an InputError saying
+    what it is instead (missing, a broken link, a directory, a FIFO or device, unreadable)."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise InputError(str(path), None, f"broken symbolic link to {os.readlink(path)}") from None
+        raise InputError(str(path), None, "file not found") from None
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot read the file: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(str(path), None, "is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        raise InputError(str(path), None, "is not a regular file (a pipe, socket or device)")
+    try:
+        with path.open("rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        raise InputError(str(path), None, f"cannot read the file: {exc.strerror}") from None
+    if path.stat().st_size == 0:
+        raise InputError(str(path), None, "file is empty")
+    return path
+
+
+def unstorable(text: str) -> str | None:
+    """What makes ``text`` unstorable in Postgres (``"a NUL character at column 3"``), or None."""
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    what = "a NUL character" if char == "\x00" else f"a lone surrogate U+{ord(char):04X}"
+    return f"{what} at column {found.start() + 1}"
+
+
+def check_text(value: str, what: str, path: str | Path, line: int | None) -> str:
+    """``value`` if Postgres can store it (no NUL, no lone surrogate); else an InputError."""
+    problem = unstorable(value)
+    if problem is not None:
+        raise InputError(str(path), line, f"{what} contains {problem} (not storable as text)")
+    return value
+
+
+def check_id(value: str, what: str, path: str | Path, line: int | None) -> str:
+    """An identifier: a non-empty string, storable, at most MAX_ID_BYTES bytes of UTF-8."""
+    if not isinstance(value, str) or isinstance(value, bool):
+        raise InputError(str(path), line, f"{what} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InputError(str(path), line, f"{what} is empty")
+    check_text(value, what, path, line)
+    size = len(value.encode("utf-8"))
+    if size > MAX_ID_BYTES:
+        raise InputError(
+            str(path), line, f"{what} is {size:,} bytes long; identifiers are limited to {MAX_ID_BYTES} bytes"
+        )
+    return value
+
+
+def check_document(document: Document, path: str | Path) -> Document:
+    """The one validation of what every corpus reader yields: ids, text, names and types storable,
+    ids non-empty and not too long, the text within the parser's limit, offsets inside the text."""
+    line = document.line_number
+    check_id(document.document_id, "document id", path, line)
+    check_id(document.type_source, "type_source", path, line)
+    if len(document.text) > MAX_DOCUMENT_CHARS:
+        raise InputError(
+            str(path),
+            line,
+            f"document {document.document_id!r} has {len(document.text):,} characters; the parser's limit "
+            f"is {MAX_DOCUMENT_CHARS:,} (split it into smaller documents)",
+        )
+    check_text(document.text, "text", path, line)
+    for mention in document.mentions:
+        check_mention(document.text, mention, path, line)
+        check_id(mention.entity_id, "entity id", path, line)
+        if mention.name is not None:
+            check_text(mention.name, f"name of entity {mention.entity_id!r}", path, line)
+        for type_name in mention.types:
+            check_id(type_name, f"type of entity {mention.entity_id!r}", path, line)
+    return document
+
+
 def read_lines(
     path: Path, on_error: ErrorHandler = None, encoding: str = "utf-8"
 ) -> Iterator[tuple[int, str]]:
     """Yield (1-based line number, line without newline); bad encoding is an InputError naming the line.
 
-    Decoding is per line so the error names the exact line; an empty file is an error of its own.
+    Decoding is per line so the error names the exact line; an empty file is an error of its own. A
+    byte-order mark at the start is dropped; a line holding a NUL character is an InputError.
     """
     path = Path(path)
     empty = True
@@ -48,9 +151,32 @@ def read_lines(
                     on_error,
                 )
                 continue
+            if number == 1:
+                line = line.removeprefix(BOM)
+            problem = unstorable(line)
+            if problem is not None:
+                report(InputError(str(path), number, f"line contains {problem}"), on_error)
+                continue
             yield number, line.rstrip("\r\n")
     if empty:
         raise InputError(str(path), None, "file is empty")
+
+
+def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each row of a CSV file, read with :func:`read_lines` (UTF-8, BOM
+    tolerated, no NUL); a malformed row or a field over the csv module's size limit is an InputError.
+    The line number is the row's last line (a quoted field may span lines)."""
+    import csv
+
+    reader = csv.reader(line + "\n" for _, line in read_lines(path))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(str(path), reader.line_num, f"malformed CSV: {exc}") from None
+        yield reader.line_num, row
 
 
 def json_lines(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[int, dict]]:
@@ -82,7 +208,7 @@ def load_json(path: Path) -> object:
     if not raw.strip():
         raise InputError(str(path), None, "file is empty")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix(BOM)
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError(str(path), line, f"not valid UTF-8: byte 0x{raw[exc.start]:02x}") from None
@@ -93,18 +219,43 @@ def load_json(path: Path) -> object:
 
 
 def require(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, line: int) -> object:
-    """obj[key] with a type check; a missing or mistyped field is an InputError."""
+    """obj[key] with a type check; a missing or mistyped field is an InputError. A JSON true/false is
+    not an int (bool is an int subclass in Python), and a float must be finite (no NaN/Infinity)."""
     if key not in obj:
         raise InputError(str(path), line, f"missing field '{key}'")
-    value = obj[key]
-    if not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise InputError(str(path), line, f"field '{key}' must be {names}, got {type(value).__name__}")
+    return _typed(obj[key], f"field '{key}'", kind, path, line)
+
+
+def optional(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, line: int) -> object | None:
+    """obj[key] with the checks of :func:`require`, or None when it is absent, null or empty."""
+    value = obj.get(key)
+    if value is None or value == "" or value == []:
+        return None
+    return _typed(value, f"field '{key}'", kind, path, line)
+
+
+def _typed(value: object, what: str, kind: type | tuple[type, ...], path: Path, line: int) -> object:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    if not ok:
+        names = "/".join(k.__name__ for k in kinds)
+        raise InputError(str(path), line, f"{what} must be {names}, got {type(value).__name__}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(str(path), line, f"{what} must be a finite number, got {value}")
+    return value
+
+
+def strings(value: object, what: str, path: Path, line: int) -> list[str]:
+    """A JSON list of strings (e.g. aliases, types, tokens); anything else is an InputError."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(str(path), line, f"{what} must be a list of strings")
     return value
 
 
 def check_mention(text: str, mention: Mention, path: Path, line: int) -> None:
-    """Offsets must lie inside the text and cover a non-empty span."""
+    """Offsets (integers, not booleans) must lie inside the text and cover a non-empty span."""
+    if not all(type(v) is int for v in (mention.start, mention.end)):
+        raise InputError(str(path), line, f"mention offsets of entity {mention.entity_id!r} must be integers")
     if not (0 <= mention.start < mention.end <= len(text)):
         raise InputError(
             str(path),

@@ -21,6 +21,7 @@ posterior is below it. Entity names are the mention texts of the first mention o
 from __future__ import annotations
 
 import codecs
+import math
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,7 +37,10 @@ def _document_bytes(docs_dir: Path, doc_id: str, path: Path, line: int) -> bytes
         raise InputError(str(path), line, f"document id {doc_id!r} is not a plain file name")
     for candidate in (docs_dir / doc_id, docs_dir / f"{doc_id}.txt"):
         if candidate.is_file():
-            return candidate.read_bytes()
+            try:
+                return candidate.read_bytes()
+            except OSError as exc:
+                raise InputError(str(path), line, f"cannot read {candidate}: {exc.strerror}") from None
     raise InputError(
         str(path),
         line,
@@ -50,6 +54,8 @@ class FACC1Reader(CorpusReader):
     alignment = "expand"
 
     def __init__(self, *, docs_dir: str | Path | None = None, min_posterior: float = 0.0):
+        if not math.isfinite(min_posterior):
+            raise ValueError(f"min_posterior must be a finite number, not {min_posterior}")
         self.docs_dir = docs_dir
         self.min_posterior = min_posterior
 
@@ -90,9 +96,11 @@ class FACC1Reader(CorpusReader):
                     b, e = int(begin), int(end)
                     posterior = float(cols[-2])
                 except ValueError:
+                    posterior = math.nan
+                if not math.isfinite(posterior):
                     raise InputError(
-                        str(path), line, "byte offsets must be integers and posteriors numbers"
-                    ) from None
+                        str(path), line, "byte offsets must be integers and posteriors finite numbers"
+                    )
                 if doc_id != current:
                     doc = flush()
                     if doc is not None:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, load_json, report
+from extract.formats._common import ErrorHandler, load_json, report, strings
 from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
@@ -55,7 +55,11 @@ def _mentions(
         raise InputError(str(path), line, f"field '{which}' must be [name, QID, [[token indices]]]")
     out = []
     for occurrence in arg[2]:
-        if not occurrence or not all(isinstance(i, int) and 0 <= i < len(offsets) for i in occurrence):
+        if (
+            not isinstance(occurrence, list)
+            or not occurrence
+            or not all(type(i) is int and 0 <= i < len(offsets) for i in occurrence)
+        ):
             raise InputError(
                 str(path),
                 line,
@@ -87,7 +91,7 @@ class FewRelReader(CorpusReader):
         data = load_json(path)
         if not isinstance(data, dict):
             raise InputError(str(path), 1, "expected a JSON object {property id: [instances]}")
-        line_of = _instance_lines(path.read_text(encoding="utf-8"))
+        line_of = _instance_lines(path.read_text(encoding="utf-8-sig"))
         counter = 0
         for pid, instances in data.items():
             if not isinstance(instances, list):
@@ -101,7 +105,7 @@ class FewRelReader(CorpusReader):
                     for key in ("h", "t"):
                         if key not in inst:
                             raise InputError(str(path), line, f"{pid}[{index}]: missing field '{key}'")
-                    tokens = [str(t) for t in inst["tokens"]]
+                    tokens = strings(inst["tokens"], f"{pid}[{index}]: field 'tokens'", path, line)
                     text, offsets = detokenize(tokens)
                     mentions = _mentions(inst["h"], offsets, text, path, line, "h") + _mentions(
                         inst["t"], offsets, text, path, line, "t"

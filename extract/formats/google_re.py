@@ -30,7 +30,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, find_surface, json_lines, report, require
+from extract.formats._common import (
+    ErrorHandler,
+    find_surface,
+    json_lines,
+    optional,
+    report,
+    require,
+    strings,
+)
 from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
@@ -76,9 +84,9 @@ def match_entities(
     return sorted(mentions, key=lambda m: m.start)
 
 
-def _aliases(obj: dict, key: str) -> list[str]:
-    value = obj.get(key) or []
-    return sorted((str(a) for a in value if isinstance(a, str)), key=len, reverse=True)
+def _aliases(obj: dict, key: str, path: Path, line: int) -> list[str]:
+    value = strings(obj.get(key) or [], f"field '{key}'", path, line)
+    return sorted(value, key=len, reverse=True)
 
 
 class GoogleREReader(CorpusReader):
@@ -93,11 +101,11 @@ class GoogleREReader(CorpusReader):
         stats = stats if stats is not None else Counter()
         for line, rec in json_lines(path, on_error):
             try:
-                sub_id = str(require(rec, "sub", str, path, line))
-                obj_id = str(require(rec, "obj", str, path, line))
+                sub_id = require(rec, "sub", str, path, line)
+                obj_id = require(rec, "obj", str, path, line)
                 evidences = require(rec, "evidences", list, path, line)
-                sub_label = str(rec.get("sub_label") or "")
-                obj_label = str(rec.get("obj_label") or "")
+                sub_label = optional(rec, "sub_label", str, path, line) or ""
+                obj_label = optional(rec, "obj_label", str, path, line) or ""
                 if not sub_label:
                     raise InputError(
                         str(path),
@@ -108,22 +116,26 @@ class GoogleREReader(CorpusReader):
                 sub = (
                     sub_id,
                     sub_label,
-                    [*name_variants(sub_label), *_aliases(rec, "sub_aliases"), *surname(sub_label)],
+                    [
+                        *name_variants(sub_label),
+                        *_aliases(rec, "sub_aliases", path, line),
+                        *surname(sub_label),
+                    ],
                 )
                 obj = None
                 if MID.match(obj_id):
                     obj = (
                         obj_id,
                         obj_label or obj_id,
-                        [*name_variants(obj_label), *_aliases(rec, "obj_aliases")],
+                        [*name_variants(obj_label), *_aliases(rec, "obj_aliases", path, line)],
                     )
                 else:
                     stats["literal_object"] += 1
-                uid = str(rec.get("uuid") or f"{path.name}:{line}")
+                uid = optional(rec, "uuid", (str, int), path, line) or f"{path.name}:{line}"
                 for index, ev in enumerate(evidences):
                     if not isinstance(ev, dict):
                         raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                    snippet = str(require(ev, "snippet", str, path, line))
+                    snippet = require(ev, "snippet", str, path, line)
                     mentions = match_entities(snippet, sub, obj, stats)
                     stats["evidences"] += 1
                     yield Document(f"{uid}:{index}", snippet, tuple(mentions), line)

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from deppath.records import Document
-from extract.formats._common import ErrorHandler, json_lines, report, require
+from extract.formats._common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
 from extract.formats.google_re import MID, match_entities, name_variants, surname
 from warehouse.errors import InputError
@@ -62,8 +62,8 @@ class GRECReader(CorpusReader):
         names = names or {}
         for line, rec in json_lines(path, on_error):
             try:
-                sub_id = str(require(rec, "sub", str, path, line))
-                obj_id = str(require(rec, "obj", str, path, line))
+                sub_id = require(rec, "sub", str, path, line)
+                obj_id = require(rec, "obj", str, path, line)
                 evidences = require(rec, "evidences", list, path, line)
                 is_mid = bool(MID.match(obj_id))
                 if not is_mid:
@@ -71,8 +71,9 @@ class GRECReader(CorpusReader):
                 for index, ev in enumerate(evidences):
                     if not isinstance(ev, dict):
                         raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                    text, marked = strip_markup(str(require(ev, "snippet", str, path, line)))
-                    sub_name = names.get(sub_id) or title_from_url(str(ev.get("url") or ""))
+                    text, marked = strip_markup(require(ev, "snippet", str, path, line))
+                    url = optional(ev, "url", str, path, line) or ""
+                    sub_name = names.get(sub_id) or title_from_url(url)
                     sub_bare = name_variants(sub_name)[-1] if sub_name else ""
                     sub = (
                         (sub_id, sub_name or sub_id, [*name_variants(sub_name), *surname(sub_bare)])

@@ -23,7 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, check_mention, json_lines, report, require
+from extract.formats._common import (
+    ErrorHandler,
+    check_mention,
+    json_lines,
+    optional,
+    report,
+    require,
+    strings,
+)
 from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
@@ -31,9 +39,7 @@ from warehouse.errors import InputError
 def parse_record(obj: dict, path: Path, line: int) -> Document:
     text = require(obj, "text", str, path, line)
     raw_mentions = require(obj, "mentions", list, path, line)
-    doc_id = obj.get("id", f"{path.name}:{line}")
-    if not isinstance(doc_id, (str, int)):
-        raise InputError(str(path), line, "field 'id' must be a string or number")
+    doc_id = optional(obj, "id", (str, int), path, line)
     mentions = []
     for i, raw in enumerate(raw_mentions):
         if not isinstance(raw, dict):
@@ -41,15 +47,16 @@ def parse_record(obj: dict, path: Path, line: int) -> Document:
         start = require(raw, "start", int, path, line)
         end = require(raw, "end", int, path, line)
         entity = require(raw, "entity", (str, int), path, line)
-        types = raw.get("types") or []
-        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-            raise InputError(str(path), line, f"mentions[{i}].types must be a list of strings")
-        mention = Mention(int(start), int(end), str(entity), None, tuple(types))
+        types = strings(raw.get("types") or [], f"mentions[{i}].types", path, line)
+        name = optional(raw, "name", str, path, line)
+        mention = Mention(start, end, str(entity), None, tuple(types))
         check_mention(text, mention, path, line)
-        name = raw.get("name") or text[mention.start : mention.end]
-        mentions.append(Mention(mention.start, mention.end, mention.entity_id, str(name), mention.types))
-    type_source = obj.get("type_source", "corpus")
-    return Document(str(doc_id), text, tuple(mentions), line, str(type_source))
+        name = name or text[mention.start : mention.end]
+        mentions.append(Mention(mention.start, mention.end, mention.entity_id, name, mention.types))
+    type_source = optional(obj, "type_source", str, path, line) or "corpus"
+    return Document(
+        f"{path.name}:{line}" if doc_id is None else str(doc_id), text, tuple(mentions), line, type_source
+    )
 
 
 class JsonlReader(CorpusReader):

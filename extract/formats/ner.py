@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deppath.records import Document, Mention
-from extract.formats._common import normalise_name
+from extract.formats._common import MAX_ID_BYTES, normalise_name
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -50,7 +50,7 @@ def augment(document: Document, parsed: Doc, *, add_mentions: bool, type_mention
             if any(_overlap((m.start, m.end), (start, end)) for m in document.mentions):
                 continue
             entity = normalise_name(text)
-            if entity:
+            if entity and len(entity.encode("utf-8")) <= MAX_ID_BYTES:  # longer: not an id (index limit)
                 mentions.append(Mention(start, end, entity, " ".join(text.split()), (label,)))
                 typed_any = True
     if not typed_any and len(mentions) == len(document.mentions):

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, find_surface, json_lines, report, require
+from extract.formats._common import ErrorHandler, find_surface, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
@@ -57,27 +57,28 @@ class TRExReader(CorpusReader):
         stats = stats if stats is not None else Counter()
         for line, obj in json_lines(path, on_error):
             try:
-                sub = str(require(obj, "sub_uri", str, path, line))
-                obj_id = str(require(obj, "obj_uri", str, path, line))
-                sub_label = str(obj.get("sub_label") or sub)
-                obj_label = str(obj.get("obj_label") or obj_id)
+                sub = require(obj, "sub_uri", str, path, line)
+                obj_id = require(obj, "obj_uri", str, path, line)
+                sub_label = optional(obj, "sub_label", str, path, line) or sub
+                obj_label = optional(obj, "obj_label", str, path, line) or obj_id
                 evidences = require(obj, "evidences", list, path, line)
-                uid = str(obj.get("uuid") or f"{path.name}:{line}")
+                uid = optional(obj, "uuid", (str, int), path, line) or f"{path.name}:{line}"
                 seen: set[str] = set()
                 docs = []
                 for index, ev in enumerate(evidences):
                     if not isinstance(ev, dict):
                         raise InputError(str(path), line, f"evidences[{index}] must be an object")
-                    masked = str(require(ev, "masked_sentence", str, path, line))
+                    masked = require(ev, "masked_sentence", str, path, line)
                     if masked in seen:
                         stats["duplicate_evidence"] += 1
                         continue
                     seen.add(masked)
-                    obj_surface = str(ev.get("obj_surface") or obj_label)
+                    obj_surface = optional(ev, "obj_surface", str, path, line) or obj_label
                     text, obj_spans = restore(masked, obj_surface)
                     if not obj_spans:
                         stats["no_mask"] += 1
-                    sub_spans = find_surface(text, [str(ev.get("sub_surface") or ""), sub_label], obj_spans)
+                    sub_surface = optional(ev, "sub_surface", str, path, line) or ""
+                    sub_spans = find_surface(text, [sub_surface, sub_label], obj_spans)
                     if sub_spans:
                         sub_spans = sub_spans[:1]
                     else:
