@@ -28,6 +28,7 @@ from psycopg.rows import dict_row
 
 from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
 from annotation.sampling import examples_line, group_items
+from extract.formats._common import check_id
 from warehouse.errors import InputError
 from warehouse.server import connect, ensure_schema
 
@@ -63,6 +64,14 @@ class RequestError(Exception):
     def __init__(self, status: HTTPStatus, message: str):
         super().__init__(message)
         self.status = status
+
+
+def _checked_id(value: str, what: str) -> str:
+    """An annotator or item id the database can store (non-empty, no NUL, bounded), else a 400."""
+    try:
+        return check_id(value, what, "request", None)
+    except InputError as error:
+        raise RequestError(HTTPStatus.BAD_REQUEST, error.problem) from None
 
 
 def _page(title: str, body: str) -> bytes:
@@ -327,6 +336,8 @@ def make_handler(store: AnnotationStore, token: str) -> type[BaseHTTPRequestHand
                 )
                 self._send(HTTPStatus.OK, _page("Annotate", body))
                 return
+            worker = _checked_id(worker, "annotator id")
+            batch = _checked_id(batch, "batch name") if batch else None
             group = store.next_group(worker, task, batch)
             if group is None:
                 body = "<h1>Thank you!</h1><p id='done'>There is nothing left for you to annotate.</p>"
@@ -355,6 +366,9 @@ def make_handler(store: AnnotationStore, token: str) -> type[BaseHTTPRequestHand
             try:
                 if not worker or task not in ("sherliic", "zeichner") or not item_ids:
                     raise ValueError("incomplete form (annotator id, task and items are needed)")
+                _checked_id(worker, "annotator id")
+                for item_id in item_ids:
+                    _checked_id(item_id, "item id")
                 store.save(worker, task, form, item_ids)
             except (ValueError, InputError) as error:
                 raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None

@@ -205,3 +205,12 @@ def test_an_imported_judgement_of_another_task_than_its_batch_is_refused(page: P
     ):
         import_results(path, task="zeichner", url=page.url)
     assert judgements(page.url) == before
+
+
+def test_ids_the_database_cannot_store_are_refused(page: Page) -> None:
+    before = judgements(page.url)
+    refused(page.request("GET", "/?worker=w%00x&task=sherliic"), 400, "annotator id contains a NUL")
+    refused(page.request("GET", "/?worker=w&batch=b%00"), 400, "batch name contains a NUL")
+    refused(page.post(page.answers("w\x00nul")), 400, "annotator id contains a NUL")
+    refused(page.post(page.answers("w" * 801)), 400, "identifiers are limited to 800 bytes")
+    assert judgements(page.url) == before

@@ -17,7 +17,7 @@
 
   Spark (dbt-spark, Hive-style databases) has neither transactional DDL nor tables moving between
   databases, so there the staging suffix is empty: models are built in place, one at a time, as
-  before (docs/design.md §6). Incremental models and snapshots would be rebuilt in full here; the
+  before (docs/design.md §2). Incremental models and snapshots would be rebuilt in full here; the
   project has none.
 #}
 
