@@ -13,6 +13,7 @@ spark_session() below, so loaders and dbt see one catalog.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from warehouse.settings import PROJECT_ROOT
@@ -78,6 +79,8 @@ def spark_session(app_name: str = "sherliic"):
     from pyspark.sql import SparkSession  # the [spark] extra; imported only on this engine
 
     spark_dir().mkdir(parents=True, exist_ok=True)
+    # Spark's Python workers (the distributed extraction) run this interpreter: the project's venv
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name).enableHiveSupport()
     for key, value in spark_conf().items():
         builder = builder.config(key, value)
