@@ -57,6 +57,7 @@ class BatchSummary:
     bad_lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
     message: str = ""
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase (the Spark loader)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -308,6 +308,7 @@ def load_corpus(
         rejections: Counter = Counter()
         errors: list[tuple[int, str, int | None, str]] = []
         items = enumerate(items)
+        started = time.perf_counter()
         while part := list(islice(items, chunk)):
             slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
             records = (
@@ -333,6 +334,7 @@ def load_corpus(
                 rejections.update(s["rejections"])
             if progress is not None:
                 progress(len(part))
+        batch.summary.timings["extract_s"] = round(time.perf_counter() - started, 3)
         if totals["documents"] == 0:
             raise InputError(str(path), None, "no documents in the file")
         if bad is not None:  # reader errors (driver) first, then the tasks' in input order
