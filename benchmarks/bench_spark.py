@@ -69,6 +69,8 @@ def spark_extraction(corpus: Path, master: str, catalog: Path) -> dict:
         "instances": summary["counts"]["instances"],
         "extract_s": extract_s,
         "docs_per_s": round(documents / extract_s, 1),
+        "sentences_parsed": summary["reader_stats"]["sentences_parsed"],
+        "sentences_per_s": round(summary["reader_stats"]["sentences_parsed"] / extract_s, 1),
         "batch_s": summary["seconds"],
         "process_wall_s": round(wall, 1),
         "peak_rss_bytes": memory.peak_rss,
@@ -174,6 +176,72 @@ def bench_dbt(n_instances: int, work: Path, dbt_vars: dict) -> dict:
     }
 
 
+PRICE_PER_CORE_HOUR = 0.048  # USD, on-demand general-purpose cloud vCPU (e.g. 4 vCPUs for $0.19/h)
+CLUSTER_EFFICIENCY = 0.8  # share of the per-core rate a cluster keeps (stragglers, shuffle, driver)
+PROJECTED_SENTENCES = (10**8, 10**9)
+EXECUTORS = (8, 32, 128)  # of 4 cores each
+
+
+def projection(report: dict) -> dict:
+    """Wall time and cost of the extraction and the dbt build for 10^8 and 10^9 sentences on N executors
+    of 4 cores, from the measured per-core rates: extraction sentences/s on local[1]; dbt instances/s
+    per core on local[2]; instances per sentence of the benchmark corpus; linear scaling at
+    CLUSTER_EFFICIENCY (the dbt models are joins and aggregations over hash-partitioned shuffles)."""
+    one = report["extraction"]["spark"]["local[1]"]
+    sentences_per_core_s = one["sentences_parsed"] / one["extract_s"]
+    instances_per_sentence = one["instances"] / one["sentences_parsed"]
+    largest = report["dbt"][-1]
+    dbt_instances_per_core_s = largest["instances"] / (largest["spark"]["wall_s"] * 2)
+    rows = []
+    for sentences in PROJECTED_SENTENCES:
+        extract_core_h = sentences / sentences_per_core_s / 3600
+        dbt_core_h = sentences * instances_per_sentence / dbt_instances_per_core_s / 3600
+        for executors in EXECUTORS:
+            cores = 4 * executors * CLUSTER_EFFICIENCY
+            rows.append(
+                {
+                    "sentences": sentences,
+                    "executors": executors,
+                    "cores": 4 * executors,
+                    "extract_wall_h": round(extract_core_h / cores, 2),
+                    "dbt_wall_h": round(dbt_core_h / cores, 2),
+                    "core_hours": round((extract_core_h + dbt_core_h) / CLUSTER_EFFICIENCY),
+                    "cost_usd": round(
+                        (extract_core_h + dbt_core_h) / CLUSTER_EFFICIENCY * PRICE_PER_CORE_HOUR
+                    ),
+                }
+            )
+    return {
+        "sentences_per_core_s": round(sentences_per_core_s, 1),
+        "instances_per_sentence": round(instances_per_sentence, 3),
+        "dbt_instances_per_core_s": round(dbt_instances_per_core_s),
+        "price_per_core_hour_usd": PRICE_PER_CORE_HOUR,
+        "cluster_efficiency": CLUSTER_EFFICIENCY,
+        "rows": rows,
+    }
+
+
+def projection_markdown(p: dict) -> list[str]:
+    lines = [
+        "## Projection to a cluster",
+        "",
+        f"Measured per core: extraction {p['sentences_per_core_s']} sentences/s (Spark local[1]), dbt "
+        f"{p['dbt_instances_per_core_s']:,} instances/s (Spark local[2], largest size); "
+        f"{p['instances_per_sentence']} relation instances per sentence (benchmark corpus). Assumed: "
+        f"{p['cluster_efficiency']:.0%} of the per-core rate on a cluster, ${p['price_per_core_hour_usd']} "
+        "per core-hour, executors of 4 cores.",
+        "",
+        "| sentences | executors (cores) | extraction wall h | dbt wall h | core-hours | cost USD |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in p["rows"]:
+        lines.append(
+            f"| {r['sentences']:.0e} | {r['executors']} ({r['cores']}) | {r['extract_wall_h']} "
+            f"| {r['dbt_wall_h']} | {r['core_hours']:,} | {r['cost_usd']:,} |"
+        )
+    return lines
+
+
 def gib(n: int) -> str:
     return f"{n / 2**30:.2f} GiB"
 
@@ -188,7 +256,10 @@ def markdown(report: dict) -> str:
     ]
     if "extraction" in report:
         lines += extraction_markdown(report["extraction"])
-    return "\n".join(lines + dbt_markdown(report["dbt"])) + "\n"
+    lines += dbt_markdown(report["dbt"])
+    if "projection" in report:
+        lines += ["", *projection_markdown(report["projection"])]
+    return "\n".join(lines) + "\n"
 
 
 def extraction_markdown(ex: dict) -> list[str]:
@@ -273,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in args.sizes.split(",") if n]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if "extraction" in report and report["dbt"]:
+        report["projection"] = projection(report)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "spark.json").write_text(json.dumps(report, indent=2) + "\n")
     (args.out / "spark.md").write_text(markdown(report))

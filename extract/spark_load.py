@@ -56,15 +56,12 @@ from warehouse.spark_raw import apply_spark_schema
 
 TASKS_PER_CORE = 4  # tasks of a chunk per core: stragglers matter less, the driver reads less often
 TYPE_CHUNK_ROWS = 200_000  # type-table rows per DataFrame sent from the driver
-# tables holding a batch's rows, each partitioned by batch_id
-BATCH_TABLES = (
-    "sentences",
-    "relation_instances",
-    "entities",
-    "entity_types",
-    "path_rejections",
-    "type_mappings",
-)
+# the tables holding a batch's rows, per kind of batch (each partitioned by batch_id)
+BATCH_TABLES = {
+    "corpus": ("sentences", "relation_instances", "entities", "entity_types", "path_rejections"),
+    "types": ("entity_types",),
+    "type_map": ("type_mappings",),
+}
 LOAD_BATCH_COLUMNS = (
     "batch_id source_file source_format kind checksum status n_documents n_sentences n_mentions n_instances "
     "n_rows n_bad_lines options started_at finished_at"
@@ -154,9 +151,9 @@ class SparkBatch:
         data = [tuple(row[c] for c in LOAD_BATCH_COLUMNS) for row in rows]
         self.spark.createDataFrame(data, schema).write.insertInto("raw.load_batches", overwrite=True)
 
-    def _drop_partitions(self, batch_ids: Iterable[int]) -> None:
+    def _drop_partitions(self, batch_ids: Iterable[int], kind: str | None = None) -> None:
         for batch_id in batch_ids:
-            for table in BATCH_TABLES:
+            for table in BATCH_TABLES.get(kind or self.kind, ()):
                 self.spark.sql(
                     f"alter table raw.{table} drop if exists partition (batch_id = {int(batch_id)})"
                 )
@@ -166,8 +163,8 @@ class SparkBatch:
         stale = [row for row in rows if row["status"] == "loading"]
         if not stale:
             return rows
-        self._drop_partitions(row["batch_id"] for row in stale)
         for row in stale:
+            self._drop_partitions([row["batch_id"]], row["kind"])
             options = json.loads(row["options"] or "{}")
             row.update(status="failed", options=json.dumps({**options, "error": "interrupted load"}))
         self._write_batches(rows)
@@ -211,7 +208,6 @@ class SparkBatch:
         )
         self._write_batches([*rows, row])
         try:
-            self._drop_partitions([batch_id])  # rows of an earlier crashed run with this id
             counts = write(batch_id)
             options = finish_summary(self.summary, self.path, counts, self.options)
             replaced = [old["batch_id"] for old in existing]
