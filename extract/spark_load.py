@@ -49,7 +49,7 @@ from extract.batches import (
     skip_message,
 )
 from extract.corpus_rows import Tally, document_rows, entity_name, inline_type_rows
-from extract.pipeline import TASK_DOCUMENTS, Extraction
+from extract.pipeline import TASK_DOCUMENTS, Extraction, Feed
 from warehouse.engine import spark_dir
 from warehouse.errors import InputError
 from warehouse.spark_raw import apply_spark_schema
@@ -303,7 +303,9 @@ def load_corpus(
         totals: Counter = Counter()
         rejections: Counter = Counter()
         errors: list[tuple[int, str, int | None, str]] = []
-        items = enumerate(items)
+        # a reader's InputError is raised after the documents read before it, as on Postgres
+        feed = Feed(items)
+        items = enumerate(feed)
         started = time.perf_counter()
         while part := list(islice(items, chunk)):
             slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
@@ -330,6 +332,8 @@ def load_corpus(
                 rejections.update(s["rejections"])
             if progress is not None:
                 progress(len(part))
+        if feed.error is not None:
+            raise feed.error
         batch.summary.timings["extract_s"] = round(time.perf_counter() - started, 3)
         if totals["documents"] == 0:
             raise InputError(str(path), None, "no documents in the file")
