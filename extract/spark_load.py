@@ -307,6 +307,7 @@ def load_corpus(
         feed = Feed(items)
         items = enumerate(feed)
         started = time.perf_counter()
+        timings: Counter = Counter()  # the chunks' Spark jobs: extraction tasks, then row writes
         while part := list(islice(items, chunk)):
             slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
             records = (
@@ -315,7 +316,9 @@ def load_corpus(
                 .persist(StorageLevel.MEMORY_AND_DISK)  # extraction runs once, its records are read 5 times
             )
             try:
+                tasks_started = time.perf_counter()
                 summaries = dict(records.filter(_is("p")).map(lambda r: (r[1], r[2])).collect())
+                timings["tasks_s"] += time.perf_counter() - tasks_started
                 chunk_errors = sorted(e for s in summaries.values() for e in s["errors"])
                 n_errors = sum(s["n_errors"] for s in summaries.values())
                 if n_errors and bad is None:
@@ -323,7 +326,9 @@ def load_corpus(
                 if bad is not None:
                     bad.count += n_errors
                     errors.extend(chunk_errors)
+                writes_started = time.perf_counter()
                 _write_chunk(spark, batch_id, records, summaries, ids, staging)
+                timings["write_s"] += time.perf_counter() - writes_started
             finally:
                 records.unpersist()
             for s in summaries.values():
@@ -335,6 +340,7 @@ def load_corpus(
         if feed.error is not None:
             raise feed.error
         batch.summary.timings["extract_s"] = round(time.perf_counter() - started, 3)
+        batch.summary.timings.update({key: round(value, 3) for key, value in timings.items()})
         if totals["documents"] == 0:
             raise InputError(str(path), None, "no documents in the file")
         if bad is not None:  # reader errors (driver) first, then the tasks' in input order
