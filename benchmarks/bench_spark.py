@@ -75,6 +75,7 @@ def spark_extraction(corpus: Path, master: str, catalog: Path) -> dict:
         "batch_s": summary["seconds"],
         "process_wall_s": round(wall, 1),
         "peak_rss_bytes": memory.peak_rss,
+        "tasks_and_writes_s": {k: summary["timings"].get(k) for k in ("extract_s", "write_s")},
         "load_average": [load_before, load_average()],
     }
 
@@ -359,6 +360,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_extraction:
             report["extraction"] = bench_extraction(args.docs_size, work)
         report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in args.sizes.split(",") if n]
+        previous = args.out / "spark.json"
+        if not report["dbt"] and previous.exists():  # --sizes '': keep the last run's dbt figures
+            report["dbt"] = json.loads(previous.read_text()).get("dbt", [])
+            report["dbt_from_previous_run"] = True
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if "extraction" in report and report["dbt"]:

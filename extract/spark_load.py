@@ -9,9 +9,10 @@ The same pipeline as on Postgres, run as Spark jobs:
 - each task calls :meth:`extract.pipeline.Extraction.outcomes` on its documents (one spaCy model per
   Python worker: ``load_nlp`` is cached and Spark reuses its Python workers) and turns the results into
   rows with :mod:`extract.corpus_rows`, the row logic the Postgres loader uses too;
-- rows are written into the raw tables' partition of the batch (the Spark raw tables are partitioned
-  by ``batch_id``, warehouse/schema/spark/raw.sql), sentence and instance ids are dense and follow the
-  input order like Postgres' identity columns.
+- one Spark job per chunk runs the extraction; the chunks' records stay cached (memory and disk) until
+  the file is done, then each table's rows go into the batch's partition in one job (the Spark raw
+  tables are partitioned by ``batch_id``, warehouse/schema/spark/raw.sql); sentence and instance ids
+  are dense and follow the input order like Postgres' identity columns.
 
 Batch bookkeeping as on Postgres (:mod:`extract.batches`): one file = one batch with its sha256; the
 same file is not loaded twice (``replace`` reloads it); ``skip_bad`` counts bad records; bad input is
@@ -295,7 +296,6 @@ def load_corpus(
             items = corpus_reader.read(path, on_error=bad, stats=stats)
         if limit is not None:
             items = _take(items, limit)
-        staging = batch.staging / str(batch_id)
         ids = {
             "sentence": _next_id(spark, "sentences", "sentence_id"),
             "instance": _next_id(spark, "relation_instances", "instance_id"),
@@ -307,18 +307,19 @@ def load_corpus(
         feed = Feed(items)
         items = enumerate(feed)
         started = time.perf_counter()
-        timings: Counter = Counter()  # the chunks' Spark jobs: extraction tasks, then row writes
-        while part := list(islice(items, chunk)):
-            slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
-            records = (
-                sc.parallelize(part, slices)
-                .mapPartitionsWithIndex(partial(_partition_records, extraction))
-                .persist(StorageLevel.MEMORY_AND_DISK)  # extraction runs once, its records are read 5 times
-            )
-            try:
-                tasks_started = time.perf_counter()
-                summaries = dict(records.filter(_is("p")).map(lambda r: (r[1], r[2])).collect())
-                timings["tasks_s"] += time.perf_counter() - tasks_started
+        chunks: list[_Chunk] = []
+        try:
+            while part := list(islice(items, chunk)):
+                slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
+                records = (
+                    sc.parallelize(part, slices)
+                    .mapPartitionsWithIndex(partial(_partition_records, extraction))
+                    .persist(
+                        StorageLevel.MEMORY_AND_DISK
+                    )  # the extraction runs once; rows are written at the end
+                )
+                summaries = dict(records.filter(_is("p")).map(_task_summary).collect())
+                chunks.append(_Chunk(records, summaries, ids))
                 chunk_errors = sorted(e for s in summaries.values() for e in s["errors"])
                 n_errors = sum(s["n_errors"] for s in summaries.values())
                 if n_errors and bad is None:
@@ -326,28 +327,28 @@ def load_corpus(
                 if bad is not None:
                     bad.count += n_errors
                     errors.extend(chunk_errors)
-                writes_started = time.perf_counter()
-                _write_chunk(spark, batch_id, records, summaries, ids, staging)
-                timings["write_s"] += time.perf_counter() - writes_started
-            finally:
-                records.unpersist()
-            for s in summaries.values():
-                for key in ("sentences", "instances", "documents", "mentions", "sentences_parsed"):
-                    totals[key] += s[key]
-                rejections.update(s["rejections"])
-            if progress is not None:
-                progress(len(part))
-        if feed.error is not None:
-            raise feed.error
-        batch.summary.timings["extract_s"] = round(time.perf_counter() - started, 3)
-        batch.summary.timings.update({key: round(value, 3) for key, value in timings.items()})
-        if totals["documents"] == 0:
-            raise InputError(str(path), None, "no documents in the file")
+                for s in summaries.values():
+                    for key in ("sentences", "instances", "documents", "mentions", "sentences_parsed"):
+                        totals[key] += s[key]
+                    rejections.update(s["rejections"])
+                if progress is not None:
+                    progress(len(part))
+            if feed.error is not None:
+                raise feed.error
+            batch.summary.timings["extract_s"] = round(time.perf_counter() - started, 3)
+            if totals["documents"] == 0:
+                raise InputError(str(path), None, "no documents in the file")
+            writes_started = time.perf_counter()
+            _write_rows(spark, batch_id, chunks)
+            n_entities, n_type_rows, n_typed = _write_entities(spark, batch_id, chunks)
+            batch.summary.timings["write_s"] = round(time.perf_counter() - writes_started, 3)
+        finally:
+            for part_chunk in chunks:
+                part_chunk.records.unpersist()
         if bad is not None:  # reader errors (driver) first, then the tasks' in input order
             bad.messages = (bad.messages + [str(InputError(*e[1:])) for e in sorted(errors)])[
                 :MAX_KEPT_ERRORS
             ]
-        n_entities, n_type_rows, n_typed = _write_entities(spark, batch_id, staging)
         rejection_rows = sorted(rejections.items())
         _insert(spark, "path_rejections", batch_id, rejection_rows, _columns(spark, "path_rejections"))
         stats["sentences_parsed"] += totals.pop("sentences_parsed")
@@ -375,54 +376,67 @@ def _next_id(spark, table: str, column: str) -> int:
     return (value or 0) + 1
 
 
-def _write_chunk(spark, batch_id: int, records, summaries: dict, ids: dict, staging: Path) -> None:
-    """A chunk's sentences and instances into the batch's partitions (ids: each task's rows numbered
-    after the previous tasks'), its entity names and inline types into the batch's staging folder."""
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
+def _task_summary(record: tuple) -> tuple[int, dict]:
+    return record[1], record[2]
 
-    sentence_first, instance_first = {}, {}
-    s_next, i_next = ids["sentence"], ids["instance"]
-    for task in sorted(summaries):
-        sentence_first[task], instance_first[task] = s_next, i_next
-        s_next += summaries[task]["sentences"]
-        i_next += summaries[task]["instances"]
-    ids["sentence"], ids["instance"] = s_next, i_next
-    sentences = records.filter(_is("s")).map(lambda r: (sentence_first[r[1]] + r[2], *r[3:]))
+
+class _Chunk:
+    """One chunk's cached records and the first sentence and instance id of each of its tasks (each
+    task's rows are numbered after the previous tasks', so ids follow the input order)."""
+
+    def __init__(self, records, summaries: dict, ids: dict):
+        self.records = records
+        self.sentence_first, self.instance_first = {}, {}
+        for task in sorted(summaries):
+            self.sentence_first[task], self.instance_first[task] = ids["sentence"], ids["instance"]
+            ids["sentence"] += summaries[task]["sentences"]
+            ids["instance"] += summaries[task]["instances"]
+
+    def sentences(self):
+        return self.records.filter(_is("s")).map(partial(_sentence_row, self.sentence_first))
+
+    def instances(self):
+        return self.records.filter(_is("i")).map(
+            partial(_instance_row, self.sentence_first, self.instance_first)
+        )
+
+
+def _sentence_row(sentence_first: dict, r: tuple) -> tuple:
+    return (sentence_first[r[1]] + r[2], *r[3:])
+
+
+def _instance_row(sentence_first: dict, instance_first: dict, r: tuple) -> tuple:
+    return (instance_first[r[1]] + r[2], sentence_first[r[1]] + r[3], *r[4:])
+
+
+def _write_rows(spark, batch_id: int, chunks: list[_Chunk]) -> None:
+    """The batch's sentences and relation instances into its partitions, one Spark job per table."""
+    sc = spark.sparkContext
+    sentences = sc.union([c.sentences() for c in chunks])
     _insert(spark, "sentences", batch_id, sentences, _columns(spark, "sentences"))
-    instances = records.filter(_is("i")).map(
-        lambda r: (instance_first[r[1]] + r[2], sentence_first[r[1]] + r[3], *r[4:])
-    )
+    instances = sc.union([c.instances() for c in chunks])
     _insert(spark, "relation_instances", batch_id, instances, _columns(spark, "relation_instances"))
-    text = StringType()
-    names = StructType([StructField(c, text) for c in ("entity_id", "name")] + [StructField("n", LongType())])
-    spark.createDataFrame(records.filter(_is("n")).map(lambda r: r[1:]), names).write.mode("append").parquet(
-        str(staging / "names")
-    )
-    types = StructType(
-        [StructField(c, text) for c in ("entity_id", "type_source", "type_name")]
-        + [StructField("n", LongType())]
-    )
-    spark.createDataFrame(records.filter(_is("t")).map(lambda r: r[1:]), types).write.mode("append").parquet(
-        str(staging / "types")
-    )
 
 
-def _write_entities(spark, batch_id: int, staging: Path) -> tuple[int, int, int]:
-    """raw.entities and the inline raw.entity_types of the batch from the staged counts, with the
+def _write_entities(spark, batch_id: int, chunks: list[_Chunk]) -> tuple[int, int, int]:
+    """raw.entities and the inline raw.entity_types of the batch from the tasks' counts, with the
     Postgres loader's choice of name and NER type (extract.corpus_rows); (entities, type rows,
     typed entities)."""
-    names = spark.read.parquet(str(staging / "names")).groupBy("entity_id", "name").sum("n")
+    sc = spark.sparkContext
+    names = sc.union([c.records.filter(_is("n")) for c in chunks])
     entity_rows = (
-        names.rdd.map(lambda r: (r[0], (r[1], r[2])))
+        names.map(lambda r: ((r[1], r[2]), r[3]))
+        .reduceByKey(lambda a, b: a + b)
+        .map(lambda kv: (kv[0][0], (kv[0][1], kv[1])))
         .groupByKey()
         .map(lambda kv: (kv[0], entity_name(Counter(dict(kv[1])))))
     )
     _insert(spark, "entities", batch_id, entity_rows, _columns(spark, "entities"))
-    types = (
-        spark.read.parquet(str(staging / "types")).groupBy("entity_id", "type_source", "type_name").sum("n")
-    )
+    types = sc.union([c.records.filter(_is("t")) for c in chunks])
     type_rows = (
-        types.rdd.map(lambda r: ((r[0], r[1]), (r[2], r[3])))
+        types.map(lambda r: ((r[1], r[2], r[3]), r[4]))
+        .reduceByKey(lambda a, b: a + b)
+        .map(lambda kv: ((kv[0][0], kv[0][1]), (kv[0][2], kv[1])))
         .groupByKey()
         .flatMap(lambda kv: inline_type_rows(kv[0][0], kv[0][1], Counter(dict(kv[1]))))
     )
