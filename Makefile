@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
 	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
-	bench-baselines annotate-sample annotate-serve browser-deps spark-deps clean
+	bench-baselines bench-spark annotate-sample annotate-serve browser-deps spark-deps clean
 
 help: ## List every target with a one-line description
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -31,7 +31,7 @@ $(SPARK_STAMP): $(STAMP)
 
 spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark + dbt-spark, ~630 MB; needs Java 17) for SHERLIIC_ENGINE=spark
 
-demo: $(STAMP) ## Main job: embedded Postgres, demo corpus, extract, load, dbt build, summary
+demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
@@ -64,7 +64,7 @@ dbt-run: $(STAMP) ## dbt run (thresholds as dbt vars: make dbt-run VARS='{r_min:
 dbt-test: $(STAMP) ## dbt test (data tests and unit tests)
 	$(BIN)/sherliic-dbt test $(if $(VARS),--vars "$(VARS)")
 
-export: $(STAMP) ## Write the SherLIiC release formats to OUT (default out/export)
+export: $(STAMP) ## Write the SherLIiC release formats to OUT (default out/export; either engine)
 	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT))
 
 baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves
@@ -92,6 +92,9 @@ bench-extract: $(STAMP) ## Extraction speed vs bare nlp.pipe, COPY rows/s, SherL
 
 bench-candidates: $(STAMP) ## Candidate build at SherLIiC scale, SQL vs Python reference
 	$(BIN)/python -m benchmarks.bench_candidates $(ARGS)
+
+bench-spark: $(SPARK_STAMP) ## Spark local[1]/local[2] extraction and dbt at 1M instances vs Postgres -> out/bench/spark.*
+	$(BIN)/python -m benchmarks.bench_spark $(ARGS)
 
 bench-baselines: $(STAMP) ## Baseline scoring time; WeedsPrec/invCL in SQL vs dense Python
 	$(BIN)/python -m benchmarks.bench_baselines

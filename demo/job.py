@@ -13,13 +13,16 @@ function (database URL and corpus size as arguments) for the end-to-end test.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import psycopg
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -27,9 +30,10 @@ from rich.table import Table
 from demo import generator
 from extract.batches import load_corpus, load_types
 from warehouse.dbt import run_dbt
-from warehouse.engine import current_engine
+from warehouse.engine import current_engine, spark_dir
 from warehouse.errors import DatabaseUnavailable, print_error
-from warehouse.server import connect, database_url, ensure_schema
+from warehouse.marts import Marts, open_marts
+from warehouse.server import database_url, ensure_schema
 from warehouse.settings import OUT_DIR
 
 
@@ -75,6 +79,7 @@ class DemoSummary:
     # (rule name, premise sentence, hypothesis sentence) sharing an entity pair: why a rule is a candidate
     evidence: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    engine: str = "postgres"
 
     @property
     def recall(self) -> float:
@@ -118,36 +123,38 @@ def classify_candidate(premise_path: str, hypothesis_path: str, alignment: str) 
     return "unrelated"
 
 
-def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
-    """Fill the counts from the raw tables (this corpus batch) and the dbt marts."""
-    with connect(summary.url) as conn:
+def collect_summary(summary: DemoSummary, corpus_batch: int | None, engine: str | None = None) -> None:
+    """Fill the counts from the raw tables (this corpus batch) and the dbt marts, on either engine."""
+    engine = engine or ("postgres" if summary.url else current_engine())
+    with open_marts(engine, summary.url or None) as marts:
         if corpus_batch is not None:
-            row = conn.execute(
+            row = marts.one(
                 "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches "
                 "where batch_id = %s",
                 (corpus_batch,),
-            ).fetchone()
+            )
             summary.n_documents, summary.n_sentences, summary.n_mentions, summary.n_instances = row
             summary.rejections = dict(
-                conn.execute(
-                    "select rule, n_paths from raw.path_rejections where batch_id = %s order by n_paths desc",
+                marts.rows(
+                    "select rule, n_paths from raw.path_rejections where batch_id = %s "
+                    "order by n_paths desc, rule",
                     (corpus_batch,),
-                ).fetchall()
+                )
             )
-            summary.other_corpus_batches = conn.execute(
+            summary.other_corpus_batches = marts.one(
                 "select count(*) from raw.load_batches where kind = 'corpus' and status = 'loaded' "
                 "and batch_id <> %s",
                 (corpus_batch,),
-            ).fetchone()[0]
+            )[0]
         for attr, table in (
             ("n_entities", "entities"),
             ("n_relations", "relations"),
             ("n_typed_relations", "typed_relations"),
             ("n_candidates", "inference_candidates"),
         ):
-            setattr(summary, attr, conn.execute(f"select count(*) from warehouse.{table}").fetchone()[0])
+            setattr(summary, attr, marts.one(f"select count(*) from warehouse.{table}")[0])
         kinds: dict[str, int] = {}
-        for premise_path, hypothesis_path, alignment, n in conn.execute(
+        for premise_path, hypothesis_path, alignment, n in marts.rows(
             "select premise_path, hypothesis_path, alignment, count(*) from warehouse.inference_candidates "
             "group by 1, 2, 3"
         ):
@@ -156,7 +163,7 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
         summary.candidate_kinds = kinds
         summary.planted = []
         for rule in generator.PLANTED_RULES:
-            rows = conn.execute(
+            rows = marts.rows(
                 """
                 select relv, sigma, esr, rank_for_hypothesis,
                        premise_type_a || ', ' || premise_type_b,
@@ -166,7 +173,7 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
                 order by score desc, premise_typed_rel_id, hypothesis_typed_rel_id
                 """,
                 (rule.premise_path, rule.hypothesis_path, rule.alignment),
-            ).fetchall()
+            )
             if rows:
                 relv, sigma, esr, rank, p_types, h_types = rows[0]
                 summary.planted.append(
@@ -176,12 +183,10 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
                 )
             else:
                 summary.planted.append(PlantedResult(rule))
-        summary.evidence = _evidence(conn, summary.planted, corpus_batch) if corpus_batch is not None else []
+        summary.evidence = _evidence(marts, summary.planted, corpus_batch) if corpus_batch is not None else []
 
 
-def _evidence(
-    conn: psycopg.Connection, planted: list[PlantedResult], batch: int
-) -> list[tuple[str, str, str]]:
+def _evidence(marts: Marts, planted: list[PlantedResult], batch: int) -> list[tuple[str, str, str]]:
     """For the first found straight and crossed planted rule: a premise and a hypothesis sentence about
     the same entity pair (the provenance a user would query)."""
     out = []
@@ -191,9 +196,9 @@ def _evidence(
             continue
         rule = found[0]
         params = (rule.premise_path, batch, rule.hypothesis_path, batch)
-        row = conn.execute(_EVIDENCE_SQL[alignment], params).fetchone()
-        if row:
-            out.append((rule.name, row[0], row[1]))
+        rows = marts.rows(_EVIDENCE_SQL[alignment], params)
+        if rows:
+            out.append((rule.name, rows[0][0], rows[0][1]))
     return out
 
 
@@ -236,16 +241,22 @@ def run_demo(
     processes: int = 2,
     console: Console | None = None,
     dbt_verbose: bool = False,
+    engine: str | None = None,
 ) -> DemoSummary:
-    """The whole demo job on the database at `url` (default: the project's database)."""
+    """The whole demo job on the database at `url` (default: the project's database) or, with engine
+    "spark" (default SHERLIIC_ENGINE when no url is given), on the local Spark catalog."""
     if size < generator.MIN_SIZE:  # before touching any database
         raise ValueError(f"--size must be at least {generator.MIN_SIZE} (got {size})")
+    engine = engine or ("postgres" if url else current_engine())
     console = console or Console()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    url = _step(
-        console, timings, "database", "start the database and create the raw schema", _prepare_db, url
-    )
+    if engine == "spark":
+        url = f"Spark catalog {spark_dir()}"
+    else:
+        url = _step(
+            console, timings, "database", "start the database and create the raw schema", _prepare_db, url
+        )
     out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
     corpus_path, types_path, corpus = _step(
         console,
@@ -261,6 +272,38 @@ def run_demo(
         f"  {len(corpus.documents)} documents, {corpus.n_sentences} sentences, {corpus.n_entities} entities, "
         f"{len(corpus.type_rows)} type rows, {len(generator.PLANTED_RULES)} planted rules"
     )
+    if engine == "spark":
+        corpus_batch = _load_on_spark(console, timings, corpus_path, types_path)
+    else:
+        corpus_batch = _load_on_postgres(console, timings, url, corpus_path, types_path, processes, corpus)
+    dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
+    with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
+        _step(
+            console,
+            timings,
+            "dbt_build",
+            f"dbt build on {engine} (models, data tests, unit tests)",
+            run_dbt,
+            dbt_args,
+            url if engine == "postgres" else None,
+            engine=engine,
+        )
+    summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences, engine=engine)
+    _step(console, timings, "summary", "read the marts", collect_summary, summary, corpus_batch, engine)
+    timings["total"] = time.perf_counter() - start
+    summary.timings = timings
+    return summary
+
+
+def _load_on_postgres(
+    console: Console,
+    timings: dict[str, float],
+    url: str,
+    corpus_path: Path,
+    types_path: Path,
+    processes: int,
+    corpus: generator.DemoCorpus,
+) -> int | None:
     _step(
         console,
         timings,
@@ -296,22 +339,46 @@ def run_demo(
             processes=processes,
             progress=lambda n: bar.advance(task, n),
         )
-    dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
-    with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
-        _step(
-            console,
-            timings,
-            "dbt_build",
-            "dbt build (models, data tests, unit tests)",
-            run_dbt,
-            dbt_args,
-            url,
-        )
-    summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences)
-    _step(console, timings, "summary", "read the marts", collect_summary, summary, loaded.batch_id)
-    timings["total"] = time.perf_counter() - start
-    summary.timings = timings
-    return summary
+    return loaded.batch_id
+
+
+def _load_on_spark(
+    console: Console, timings: dict[str, float], corpus_path: Path, types_path: Path
+) -> int | None:
+    """The types and the corpus loaded by `sherliic-extract` on Spark (distributed extraction) in one
+    child process: its JVM, and with it the one-process metastore, is gone before dbt starts."""
+    summaries = _step(
+        console,
+        timings,
+        "load",
+        "load the entity types and the corpus on Spark (distributed extraction: spaCy in Spark's "
+        "Python workers)",
+        _spark_extract,
+        [
+            ["types", "--format", "tsv", "--type-source", "demo", "--replace", str(types_path)],
+            ["corpus", "--format", "jsonl", "--replace", str(corpus_path)],
+        ],
+    )
+    return summaries[-1]["batch_id"]
+
+
+def _spark_extract(commands: list[list[str]]) -> list[dict]:
+    """Run `sherliic-extract` commands with SHERLIIC_ENGINE=spark, one child process each; the batch
+    summaries of all of them."""
+    summaries = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i, command in enumerate(commands):
+            path = Path(folder) / f"summary{i}.json"
+            argv = [sys.executable, "-m", "extract.cli", "--quiet", "--summary-json", str(path), *command]
+            env = {**os.environ, "SHERLIIC_ENGINE": "spark"}
+            completed = subprocess.run(
+                argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            )
+            if completed.returncode != 0:
+                errors = [line for line in completed.stderr.splitlines() if line.startswith("error:")]
+                raise DemoError(errors[-1] if errors else completed.stderr.strip()[-2000:])
+            summaries.extend(json.loads(path.read_text()))
+    return summaries
 
 
 def _prepare_db(url: str | None) -> str:
@@ -384,11 +451,18 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in summary.timings.items() if k != "total")
     console.print(f"Time: {summary.timings.get('total', 0):.1f} s ({steps})")
     console.print(f"Database: {summary.url}")
-    console.print(
-        "Explore it: [bold]make psql[/], then e.g. "
-        "[italic]select premise_path, hypothesis_path, alignment, relv, sigma, esr "
-        "from warehouse.inference_candidates order by score desc limit 20;[/]"
+    query = (
+        "select premise_path, hypothesis_path, alignment, relv, sigma, esr "
+        "from warehouse.inference_candidates order by score desc limit 20"
     )
+    if summary.engine == "spark":
+        console.print(
+            "Explore it (SHERLIIC_ENGINE=spark): [italic]from warehouse.marts import open_marts; "
+            f'with open_marts() as m: print(m.rows("{query}"))[/]',
+            markup=True,
+        )
+    else:
+        console.print(f"Explore it: [bold]make psql[/], then e.g. [italic]{query};[/]")
     console.print(f"Demo corpus: {summary.corpus_path} and {summary.types_path}")
 
 
@@ -412,12 +486,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
     args = parser.parse_args(argv)
     console = Console()
-    if current_engine() != "postgres":  # Spark needs the distributed extraction first (issue #11)
-        console.print(
-            "[bold red]demo failed:[/] SHERLIIC_ENGINE=spark is not supported by the demo yet; "
-            "unset it to run the demo on Postgres"
-        )
-        return 2
     try:
         summary = run_demo(
             size=args.size,
@@ -430,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     except DatabaseUnavailable as exc:
         print_error(exc)
         return 2
-    except (DemoError, ValueError) as exc:
+    except (DemoError, ValueError, RuntimeError) as exc:
         console.print(f"[bold red]demo failed:[/] {exc}")
         return 1
     print_summary(summary, console)

@@ -33,9 +33,10 @@ from pathlib import Path
 import psycopg
 
 from deppath.records import Document, ExtractionResult
+from extract.corpus_rows import Tally, document_rows
 from extract.formats import reader
 from extract.formats._common import ErrorHandler, check_document, check_id, check_input_file, report
-from extract.formats.base import PreparsedReader
+from extract.formats.base import CorpusReader, PreparsedReader
 from extract.pipeline import Extraction, extract_documents
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError
@@ -60,6 +61,7 @@ class BatchSummary:
     bad_lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
     message: str = ""
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase (the Spark loader)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -82,6 +84,43 @@ def _load_key(options: dict) -> dict:
     """The options that change what a load writes (not how fast): limit, NER use, reader options."""
     keys = ("limit", "ner_types", "ner_mentions", "reader_options", "type_source")
     return {k: options[k] for k in keys if options.get(k) not in (None, False, {})}
+
+
+def skip_message(path: Path, fmt: str, batch_id: int, old_options: dict, options: dict) -> str:
+    """Why a file is not loaded again (the same content is already batch `batch_id`)."""
+    if _load_key(old_options) != _load_key(options):
+        return (
+            f"{path}: already loaded as batch {batch_id} with other options {_load_key(old_options)}; "
+            f"nothing loaded — use --replace to reload with {_load_key(options)}"
+        )
+    return (
+        f"{path}: already loaded as batch {batch_id} (same content, format {fmt}); "
+        "nothing loaded — use --replace to reload it"
+    )
+
+
+def batch_counts(counts: dict[str, int]) -> tuple[int, ...]:
+    """load_batches' n_documents, n_sentences, n_mentions, n_instances, n_rows, n_bad_lines."""
+    keys = ("documents", "sentences", "mentions", "instances", "rows", "bad_lines")
+    return tuple(counts.get(key, 0) for key in keys)
+
+
+def finish_summary(summary: BatchSummary, path: Path, counts: dict[str, int], options: dict) -> dict:
+    """Fill a loaded batch's summary (counts, message); returns the options load_batches records."""
+    summary.counts = counts
+    options = dict(options)
+    if summary.reader_stats:
+        options["reader_stats"] = summary.reader_stats
+    if summary.bad_lines:
+        options["bad_lines"] = summary.bad_lines
+    verb = "replaced and loaded" if summary.replaced_batches else "loaded"
+    shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
+    summary.message = f"{path}: {verb} as batch {summary.batch_id} ({shown or 'no rows'})"
+    if summary.reader_stats:  # e.g. mentions not found by the Google-RE matching rule
+        summary.message += "; reader: " + ", ".join(
+            f"{k} {v:,}" for k, v in sorted(summary.reader_stats.items())
+        )
+    return options
 
 
 class _BadLines:
@@ -186,16 +225,7 @@ class _Batch:
             batch_id, old_options = existing[0]
             self.summary.batch_id = batch_id
             self.summary.skipped = True
-            self.summary.message = (
-                f"{self.path}: already loaded as batch {batch_id} (same content, format {self.fmt}); "
-                "nothing loaded — use --replace to reload it"
-            )
-            if _load_key(old_options) != _load_key(self.options):
-                self.summary.message = (
-                    f"{self.path}: already loaded as batch {batch_id} with other options "
-                    f"{_load_key(old_options)}; nothing loaded — use --replace to reload with "
-                    f"{_load_key(self.options)}"
-                )
+            self.summary.message = skip_message(self.path, self.fmt, batch_id, old_options, self.options)
             return False
         if existing:
             old = [row[0] for row in existing]
@@ -209,35 +239,15 @@ class _Batch:
         return True
 
     def _finish(self, conn: psycopg.Connection, counts: dict[str, int]) -> None:
-        s = self.summary
-        s.counts = counts
-        options = dict(self.options)
-        if s.reader_stats:
-            options["reader_stats"] = s.reader_stats
-        if s.bad_lines:
-            options["bad_lines"] = s.bad_lines
+        options = finish_summary(self.summary, self.path, counts, self.options)
         conn.execute(
             # clock_timestamp(): now() is the transaction's start, i.e. started_at
             "update raw.load_batches set status = 'loaded', finished_at = clock_timestamp(), "
             "n_documents = %s, n_sentences = %s, n_mentions = %s, n_instances = %s, n_rows = %s, "
             "n_bad_lines = %s, options = %s "
             "where batch_id = %s",
-            (
-                counts.get("documents", 0),
-                counts.get("sentences", 0),
-                counts.get("mentions", 0),
-                counts.get("instances", 0),
-                counts.get("rows", 0),
-                counts.get("bad_lines", 0),
-                json.dumps(options),
-                s.batch_id,
-            ),
+            (*batch_counts(counts), json.dumps(options), self.summary.batch_id),
         )
-        verb = "replaced and loaded" if s.replaced_batches else "loaded"
-        shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
-        s.message = f"{self.path}: {verb} as batch {s.batch_id} ({shown or 'no rows'})"
-        if s.reader_stats:  # e.g. mentions not found by the Google-RE matching rule
-            s.message += "; reader: " + ", ".join(f"{k} {v:,}" for k, v in sorted(s.reader_stats.items()))
 
     def _record_failure(self, message: str) -> None:
         """A 'failed' row without data, in its own short transaction (the batch itself rolled back)."""
@@ -298,42 +308,16 @@ def write_corpus(
     )
     sentences = _Copier(conn, "copy _load_sentences from stdin")
     instances = _Copier(conn, "copy _load_instances from stdin")
-    names: dict[str, Counter] = {}
-    inline_types: dict[tuple[str, str], Counter] = {}
-    rejections: Counter = Counter()
-    n_docs = n_mentions = 0
-    local_id = 0
+    tally = Tally()
+    local_id = 0  # sentences of the batch, numbered from 1 in load order
     for document, result in results:
-        n_docs += 1
-        n_mentions += len(document.mentions)
-        for m in document.mentions:
-            names.setdefault(m.entity_id, Counter())[m.name or document.text[m.start : m.end]] += 1
-            for t in m.types:
-                inline_types.setdefault((m.entity_id, document.type_source), Counter())[t] += 1
-        rejections.update(result.rejections)
-        by_sentence: dict[int, int] = {}
-        for inst in result.instances:
-            if inst.sentence_index not in by_sentence:
-                local_id += 1
-                by_sentence[inst.sentence_index] = local_id
-                sentences.add(
-                    (
-                        local_id,
-                        document.document_id,
-                        document.line_number,
-                        inst.sentence_index,
-                        inst.sentence_text,
-                    )
-                )
-            instances.add(
-                (
-                    by_sentence[inst.sentence_index],
-                    inst.path,
-                    inst.arg1_entity_id,
-                    inst.arg2_entity_id,
-                    inst.subject_side,
-                )
-            )
+        tally.add(document, result)
+        sentence_rows, instance_rows = document_rows(document, result)
+        for position, row in enumerate(sentence_rows):
+            sentences.add((local_id + 1 + position, *row))
+        for position, *instance in instance_rows:
+            instances.add((local_id + 1 + position, *instance))
+        local_id += len(sentence_rows)
         if progress is not None:
             progress(1)
     sentences.flush()
@@ -357,51 +341,70 @@ def write_corpus(
         "from _load_instances i join _load_sentence_ids m on m.local_id = i.local_sentence",
         (batch_id,),
     )
-    # Entities: the most frequent name wins (ties: alphabetical, for reproducible loads).
     with (
         conn.cursor() as cur,
         cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy,
     ):
-        for entity, counter in names.items():
-            name = min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        for entity, name in tally.entity_rows():
             copy.write_row((batch_id, entity, name))
-    type_rows = _type_rows(inline_types)
+    type_rows = tally.type_rows()
     with (
         conn.cursor() as cur,
         cur.copy("copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin") as copy,
     ):
         for entity, type_name, source in type_rows:
             copy.write_row((batch_id, entity, type_name, source))
+    rejections = dict(sorted(tally.rejections.items()))
     with (
         conn.cursor() as cur,
         cur.copy("copy raw.path_rejections (batch_id, rule, n_paths) from stdin") as copy,
     ):
-        for rule, n in sorted(rejections.items()):
+        for rule, n in rejections.items():
             copy.write_row((batch_id, rule, n))
     counts = {
-        "documents": n_docs,
+        "documents": tally.documents,
         "sentences": sentences.total,
-        "mentions": n_mentions,
-        "entities": len(names),
+        "mentions": tally.mentions,
+        "entities": len(tally.names),
         "entity_types": len(type_rows),
         "typed_entities": len({e for e, _, _ in type_rows}),
         "instances": instances.total,
         "rejected": sum(rejections.values()),
         "bad_lines": bad.count if bad else 0,
     }
-    return counts, dict(sorted(rejections.items()))
+    return counts, rejections
 
 
-def _type_rows(inline: dict[tuple[str, str], Counter]) -> list[tuple[str, str, str]]:
-    """Inline mention types → (entity, type, source). NER labels vary per mention: keep the majority
-    label per entity (ties: alphabetical); curated corpus types are kept as given (all of them)."""
-    rows = []
-    for (entity, source), counter in inline.items():
-        if source == "ner":
-            rows.append((entity, min(counter.items(), key=lambda kv: (-kv[1], kv[0]))[0], source))
-        else:
-            rows.extend((entity, t, source) for t in sorted(counter))
-    return rows
+def corpus_plan(
+    path: Path,
+    fmt: str,
+    reader_options: dict | None,
+    *,
+    ner_types: bool,
+    ner_mentions: bool,
+    limit: int | None,
+) -> tuple[CorpusReader | PreparsedReader, Extraction | None, dict]:
+    """A corpus file's reader, its extraction (None: the reader brings its own parses) and the batch
+    options that describe the load (the same for every engine's loader)."""
+    reader_options = {k: v for k, v in (reader_options or {}).items() if v is not None}
+    corpus_reader = reader(fmt, **reader_options)
+    options: dict = {"ner_types": ner_types, "ner_mentions": ner_mentions}
+    if limit is not None:
+        options["limit"] = limit
+    if reader_options:
+        options["reader_options"] = {
+            k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
+            for k, v in reader_options.items()
+        }
+    if isinstance(corpus_reader, PreparsedReader):
+        return corpus_reader, None, options
+    extraction = Extraction(
+        source=str(path),
+        alignment=corpus_reader.alignment,
+        ner_types=ner_types or corpus_reader.needs_ner,
+        ner_mentions=ner_mentions or corpus_reader.needs_ner,
+    )
+    return corpus_reader, extraction, options
 
 
 def load_corpus(
@@ -426,39 +429,22 @@ def load_corpus(
     per document done (the CLI's progress bar).
     """
     path = check_input_file(Path(path))
-    reader_options = {k: v for k, v in (reader_options or {}).items() if v is not None}
-    corpus_reader = reader(fmt, **reader_options)
-    options = {
-        "processes": processes,
-        "skip_bad": skip_bad,
-        "ner_types": ner_types,
-        "ner_mentions": ner_mentions,
-    }
-    if limit is not None:
-        options["limit"] = limit
-    if reader_options:
-        options["reader_options"] = {
-            k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
-            for k, v in reader_options.items()
-        }
+    corpus_reader, extraction, options = corpus_plan(
+        path, fmt, reader_options, ner_types=ner_types, ner_mentions=ner_mentions, limit=limit
+    )
+    options = {"processes": processes, "skip_bad": skip_bad, **options}
     batch = _Batch(path, fmt, "corpus", url, replace, options)
     bad = _BadLines() if skip_bad else None
     stats: Counter = Counter()
 
     def write(conn: psycopg.Connection, batch_id: int) -> dict[str, int]:
         if isinstance(corpus_reader, PreparsedReader):
-            results: Iterable = _checked(corpus_reader.read_extracted(path, on_error=bad), path, bad)
+            results: Iterable = checked_documents(corpus_reader.read_extracted(path, on_error=bad), path, bad)
         else:
             docs: Iterable[Document] = corpus_reader.read(path, on_error=bad, stats=stats)
-            docs = _checked(docs, path, bad)
+            docs = checked_documents(docs, path, bad)
             if limit is not None:
                 docs = _take(docs, limit)
-            extraction = Extraction(
-                source=str(path),
-                alignment=corpus_reader.alignment,
-                ner_types=ner_types or corpus_reader.needs_ner,
-                ner_mentions=ner_mentions or corpus_reader.needs_ner,
-            )
             results = extract_documents(docs, extraction, processes=processes, on_error=bad, stats=stats)
             if limit is not None:
                 results = _take(results, limit)
@@ -475,7 +461,7 @@ def load_corpus(
     return batch.run(write)
 
 
-def _checked(items: Iterable, path: Path, on_error: ErrorHandler) -> Iterator:
+def checked_documents(items: Iterable, path: Path, on_error: ErrorHandler) -> Iterator:
     """The reader's documents (or (document, paths) pairs) that pass :func:`check_document`; a bad one
     is raised or handed to the skip_bad counter like any bad record."""
     for item in items:

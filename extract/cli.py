@@ -20,10 +20,12 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
-from extract.batches import BatchSummary, load_corpus, load_type_map, load_types
+from extract import batches
+from extract.batches import BatchSummary
 from extract.formats import FORMATS
 from extract.summary import database_summary
 from extract.types import TYPE_FORMATS
+from warehouse.engine import current_engine
 from warehouse.errors import DatabaseUnavailable, InputError, print_error
 
 console = Console(stderr=True)
@@ -130,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sherliic-extract", description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", help="database URL (default: DATABASE_URL or the embedded server)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--summary-json", help="also write the load batches' summaries as JSON to this file")
     sub = parser.add_subparsers(dest="command", required=True)
 
     corpus = sub.add_parser(
@@ -188,10 +191,44 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _loaders(command: str) -> tuple:
+    """load_corpus, load_types, load_type_map of the engine (SHERLIIC_ENGINE); Nones for a command
+    the engine does not have."""
+    if current_engine() == "postgres":
+        return batches.load_corpus, batches.load_types, batches.load_type_map
+    if command in ("corpus", "types", "type-map"):
+        return _spark_loaders(command)
+    return None, None, None
+
+
+def _spark_loaders(command: str) -> tuple[Callable, Callable, Callable]:
+    """SHERLIIC_ENGINE=spark: the Spark loaders (extract.spark_load) behind load_corpus, load_types and
+    load_type_map's signatures (the url argument is the Spark catalog's, ignored)."""
+    from extract import spark_load
+    from warehouse.engine import spark_session
+
+    spark = spark_session(f"sherliic-extract-{command}")
+
+    def corpus(file, fmt, _url, processes: int = 1, **kwargs):  # noqa: ARG001 - Spark's cores decide
+        return spark_load.load_corpus(spark, file, fmt, **kwargs)
+
+    def types(file, fmt, _url, **kwargs):
+        return spark_load.load_types(spark, file, fmt, **kwargs)
+
+    def type_map(file, _url, **kwargs):
+        return spark_load.load_type_map(spark, file, **kwargs)
+
+    return corpus, types, type_map
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     progress = _progress_factory(not args.quiet)
     summaries: list[BatchSummary] = []
+    load_corpus, load_types, load_type_map = _loaders(args.command)
+    if load_corpus is None:
+        print_error(f"sherliic-extract {args.command} runs on Postgres only; unset SHERLIIC_ENGINE=spark")
+        return 2
     # Files still to load: after an error, the rest are named as not tried.
     pending: list[str] = list(getattr(args, "files", []))
 
@@ -279,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if summaries:
         out.print(_batch_table(summaries))
+    if args.summary_json:
+        with open(args.summary_json, "w", encoding="utf-8") as handle:
+            json.dump([s.to_dict() for s in summaries], handle, indent=2)
     return 0
 
 

@@ -95,7 +95,7 @@ def extract_documents(
     extraction = extraction or Extraction()
     load_nlp(ner=extraction.uses_ner)  # fails early if the model is missing; forked workers inherit it
     stats = stats if stats is not None else Counter()
-    feed = _Feed(docs)
+    feed = Feed(docs)
     if processes > 1:
         outcomes = _in_workers(extraction, feed, processes)
     else:
@@ -112,7 +112,7 @@ def extract_documents(
         raise feed.error
 
 
-class _Feed:
+class Feed:
     """The documents, ending at a reader's InputError, which is kept in ``error`` for the caller to raise
     after the results of the documents read before it (the parsing reads ahead)."""
 

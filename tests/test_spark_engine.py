@@ -39,6 +39,9 @@ SPARK_TYPES = {
     "timestamp with time zone": "timestamp",
     "ARRAY": "array<string>",
 }
+# the synthetic TEG built on both engines (issue #11 asks for >= 100k instances; see docs/spark.md for
+# what it costs)
+SYNTHETIC_INSTANCES = int(os.environ.get("SHERLIIC_SPARK_TEST_INSTANCES", "100000"))
 MARTS = ["relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates"]
 
 
@@ -118,9 +121,9 @@ def differences(spark_rows: list[tuple], postgres_rows: list[tuple], rel_tol: fl
 def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
     dbt_vars = {"r_min": 3, "min_relv": 10, "min_sigma": 2, "min_esr": 0.5}
     config = GeneratorConfig(
-        n_instances=5000,
-        n_relations=300,
-        n_entities=600,
+        n_instances=SYNTHETIC_INSTANCES,
+        n_relations=SYNTHETIC_INSTANCES // 60,
+        n_entities=SYNTHETIC_INSTANCES // 8,
         seed=3,
         relation_zipf=1.1,
         entity_zipf=1.0,

@@ -13,6 +13,7 @@ spark_session() below, so loaders and dbt see one catalog.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from warehouse.settings import PROJECT_ROOT
@@ -21,6 +22,7 @@ ENGINE_VARIABLE = "SHERLIIC_ENGINE"
 ENGINES = ("postgres", "spark")
 DBT_TARGETS = {"postgres": "default", "spark": "spark"}
 DEFAULT_SPARK_MASTER = "local[2]"
+MASTER_VARIABLE = "SHERLIIC_SPARK_MASTER"
 
 
 def current_engine() -> str:
@@ -45,7 +47,7 @@ def spark_conf() -> dict[str, str]:
     """Session settings shared by dbt (profile `spark`) and spark_session()."""
     root = spark_dir()
     return {
-        "spark.master": os.environ.get("SHERLIIC_SPARK_MASTER", DEFAULT_SPARK_MASTER),
+        "spark.master": os.environ.get(MASTER_VARIABLE, DEFAULT_SPARK_MASTER),
         "spark.sql.warehouse.dir": str(root / "spark-warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={root / 'metastore_db'};create=true"
@@ -78,7 +80,21 @@ def spark_session(app_name: str = "sherliic"):
     from pyspark.sql import SparkSession  # the [spark] extra; imported only on this engine
 
     spark_dir().mkdir(parents=True, exist_ok=True)
+    # Spark's Python workers (the distributed extraction) run this interpreter: the project's venv
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName(app_name).enableHiveSupport()
+    submitted = _submitted_conf()
     for key, value in spark_conf().items():
+        if key in submitted and not (key == "spark.master" and MASTER_VARIABLE in os.environ):
+            continue  # spark-submit's options and spark-defaults.conf win (a cluster's master, metastore)
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def _submitted_conf() -> set[str]:
+    """Settings given to spark-submit (which starts this process with a gateway to its JVM)."""
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return set()
+    from pyspark import SparkConf
+
+    return {key for key, _ in SparkConf().getAll()}

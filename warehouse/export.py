@@ -36,16 +36,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from tqdm import tqdm
 
 from warehouse.errors import DatabaseUnavailable, print_error
-from warehouse.server import connect
+from warehouse.marts import Marts, open_marts
 
 SCHEMA = "warehouse"
+MARTS = ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -60,8 +63,11 @@ def spreadsheet_unsafe(text: str) -> str:
 
 
 def _sql_spreadsheet_safe(column: str) -> str:
-    """spreadsheet_safe in SQL, for columns written by COPY."""
-    return f"case when {column} ~ E'^[-=+@\\t\\r]' then '''' || {column} else {column} end"
+    """spreadsheet_safe in SQL both engines share (chr(39) is the apostrophe, chr(9) tab, chr(13) CR)."""
+    return (
+        f"case when substr({column}, 1, 1) in ('=', '+', '-', '@', chr(9), chr(13)) "
+        f"then concat(chr(39), {column}) else {column} end"
+    )
 
 
 # file name -> query whose rows are written as tab-separated lines (COPY text format, no header)
@@ -95,8 +101,8 @@ RULES_QUERY = f"""
         candidates.premise_type_b,
         candidates.hypothesis_type_a as conclusion_type_a,
         candidates.hypothesis_type_b as conclusion_type_b,
-        array_to_string(premise.tsg_a, '|') || '/' || array_to_string(premise.tsg_b, '|') as premise_tsg,
-        array_to_string(hypothesis.tsg_a, '|') || '/' || array_to_string(hypothesis.tsg_b, '|')
+        {{array_join}}(premise.tsg_a, '|') || '/' || {{array_join}}(premise.tsg_b, '|') as premise_tsg,
+        {{array_join}}(hypothesis.tsg_a, '|') || '/' || {{array_join}}(hypothesis.tsg_b, '|')
             as conclusion_tsg,
         candidates.premise_path,
         candidates.hypothesis_path as conclusion_path,
@@ -116,7 +122,7 @@ class ExportSummary:
 
 
 def _copy_to_file(conn, query: str, path: Path, header: bool = False) -> int:
-    """COPY a query to `path` as tab-separated text; returns the number of data rows."""
+    """Postgres: COPY a query to `path` as tab-separated text; returns the number of data rows."""
     options = "format csv, delimiter E'\\t', header" if header else "format text"
     n_rows = 0
     with path.open("wb") as handle, conn.cursor().copy(f"copy ({query}) to stdout with ({options})") as copy:
@@ -127,9 +133,83 @@ def _copy_to_file(conn, query: str, path: Path, header: bool = False) -> int:
     return n_rows - (1 if header else 0)
 
 
-def _type_index(conn) -> dict[str, dict[str, list[list[str]]]]:
+def postgres_float(value: float) -> str:
+    """A double as Postgres prints it (float8out: shortest round-trip digits, exponent form below 1e-4
+    and from 1e15), so that files written from Spark's rows equal Postgres' COPY output."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0" if math.copysign(1, value) < 0 else "0"
+    sign, digits, exponent = _shortest_decimal(value).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    magnitude = len(text) - 1 + exponent  # decimal exponent of the first digit
+    if magnitude < -4 or magnitude >= 15:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        body = f"{mantissa}e{'-' if magnitude < 0 else '+'}{abs(magnitude):02d}"
+    else:
+        body = format(Decimal((0, digits, exponent)), "f")
+    return ("-" if sign else "") + body
+
+
+def _shortest_decimal(value: float) -> Decimal:
+    """The shortest decimal that reads back as `value` (Python's repr), except that Postgres' Ryu does
+    not accept a decimal lying exactly halfway to the next double (large integral doubles): then the
+    shortest correctly rounded decimal strictly nearer to `value`."""
+    shortest = Decimal(repr(value))
+    exact = Decimal(value)
+    if shortest == exact:
+        return shortest
+    neighbour = Decimal(math.nextafter(value, math.inf if shortest > exact else -math.inf))
+    if shortest - exact != neighbour - shortest:
+        return shortest
+    for precision in range(len(shortest.as_tuple().digits) + 1, 18):
+        candidate = Decimal(f"{value:.{precision - 1}e}")
+        if float(candidate) == value and candidate - exact != neighbour - candidate:
+            return candidate
+    return Decimal(f"{value:.16e}")
+
+
+def _text_value(value) -> str:
+    """COPY text format: \\N for null, backslash escapes for tab/newline/CR/backslash."""
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, float):
+        return postgres_float(value)
+    text = str(value)
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _csv_value(value) -> str:
+    """COPY csv format (tab delimiter): null unquoted empty, quotes around text with a tab, quote, newline
+    or CR and around the empty string."""
+    if value is None:
+        return ""
+    text = postgres_float(value) if isinstance(value, float) else str(value)
+    if text == "" or any(c in text for c in '\t"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _write_rows(rows, path: Path, columns: list[str] | None = None) -> int:
+    """Spark: rows written as Postgres' COPY would (text format, or csv with a header when `columns`)."""
+    n_rows = 0
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        if columns is not None:
+            handle.write("\t".join(columns) + "\n")
+        value = _csv_value if columns is not None else _text_value
+        for row in rows:
+            handle.write("\t".join(value(v) for v in row) + "\n")
+            n_rows += 1
+    return n_rows
+
+
+def _type_index(marts: Marts) -> dict[str, dict[str, list[list[str]]]]:
     index: dict[str, dict[str, list[list[str]]]] = {}
-    rows = conn.execute(
+    rows = marts.stream(
         f"select rel_id, tsg_index, tsg_a, tsg_b from {SCHEMA}.typed_relations order by rel_id, tsg_index"
     )
     for rel_id, tsg_index, tsg_a, tsg_b in rows:
@@ -137,40 +217,39 @@ def _type_index(conn) -> dict[str, dict[str, list[list[str]]]]:
     return index
 
 
-def export(out_dir: Path | str, url: str | None = None) -> ExportSummary:
-    """Write every release file of the module docstring into `out_dir` (created if needed)."""
+def export(out_dir: Path | str, url: str | None = None, engine: str | None = None) -> ExportSummary:
+    """Write every release file of the module docstring into `out_dir` (created if needed), from the
+    marts of `engine` (default: Postgres when a `url` is given, else SHERLIIC_ENGINE)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
-    with connect(url) as conn:
-        missing = [
-            table
-            for table in (
-                "relations",
-                "entities",
-                "typed_relations",
-                "teg_edges",
-                "untyped_edges",
-                "inference_candidates",
-            )
-            if conn.execute("select to_regclass(%s)", (f"{SCHEMA}.{table}",)).fetchone()[0] is None
-        ]
+    with open_marts(engine, url) as marts:
+        missing = [table for table in MARTS if not marts.has_table(SCHEMA, table)]
         if missing:
             raise RuntimeError(
                 f"marts missing in schema {SCHEMA}: {', '.join(missing)} (run `make dbt-run` first)"
             )
+        rules_query = RULES_QUERY.format(array_join=marts.function("array_join"))
+        rules_columns = [
+            "premise", "conclusion", "relv", "sigma", "esr", "score", "alignment", "rank_for_hypothesis",
+            "premise_type_a", "premise_type_b", "conclusion_type_a", "conclusion_type_b", "premise_tsg",
+            "conclusion_tsg", "premise_path", "conclusion_path", "overlap_size", "candidate_key",
+        ]  # fmt: skip
         steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
         for name in tqdm(steps, desc="export", unit="file"):
             path = out / name
-            if name in TSV_EXPORTS:
-                counts[name] = _copy_to_file(conn, TSV_EXPORTS[name], path)
-            elif name == "type_index.json":
-                index = _type_index(conn)
+            if name == "type_index.json":
+                index = _type_index(marts)
                 text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
                 path.write_text(text + "\n", encoding="utf-8")
                 counts[name] = sum(len(types) for types in index.values())
+            elif marts.engine == "postgres":
+                query = TSV_EXPORTS.get(name, rules_query)
+                counts[name] = _copy_to_file(marts.connection, query, path, header=name == "rules.tsv")
+            elif name in TSV_EXPORTS:
+                counts[name] = _write_rows(marts.stream(TSV_EXPORTS[name]), path)
             else:
-                counts[name] = _copy_to_file(conn, RULES_QUERY, path, header=True)
+                counts[name] = _write_rows(marts.stream(rules_query), path, rules_columns)
     return ExportSummary(out, counts)
 
 
@@ -179,7 +258,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("out/export"), help="output folder (default out/export)"
     )
-    parser.add_argument("--database-url", default=None, help="database URL (default: the project's database)")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="Postgres URL (default: the project database; the Spark catalog with SHERLIIC_ENGINE=spark)",
+    )
     args = parser.parse_args(argv)
     try:
         summary = export(args.out, args.database_url)

@@ -2,6 +2,8 @@
 -- warehouse/schema/*.sql, stored as Parquet in the Spark catalog (warehouse.engine). Spark's session
 -- catalog has no keys, identities, defaults or NOT NULL on Parquet tables: the loaders assign ids and
 -- check rows before writing. jsonb columns hold the JSON text; timestamptz are UTC timestamps.
+-- The tables holding a batch's rows are partitioned by batch_id: a load writes its batch's partition
+-- and a replaced or failed batch is dropped as a partition (extract.spark_load).
 -- Statements are separated by `;` at a line end and idempotent (warehouse.spark_raw.apply_spark_schema).
 
 create database if not exists raw;
@@ -15,28 +17,28 @@ create table if not exists raw.load_batches (
 create table if not exists raw.sentences (
     sentence_id bigint, batch_id bigint, document_id string, line_number int, sentence_index int,
     text string
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.entities (
     batch_id bigint, entity_id string, entity_name string
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.entity_types (
     batch_id bigint, entity_id string, type_name string, type_source string
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.type_mappings (
     batch_id bigint, source_type string, target_type string
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.relation_instances (
     instance_id bigint, batch_id bigint, sentence_id bigint, path string, arg1_entity_id string,
     arg2_entity_id string, subject_side smallint
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.path_rejections (
     batch_id bigint, rule string, n_paths bigint
-) using parquet;
+) using parquet partitioned by (batch_id);
 
 create table if not exists raw.benchmark_items (
     batch_id bigint, dataset string, split string, item_id string, line_number int,

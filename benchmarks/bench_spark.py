@@ -1,0 +1,379 @@
+"""Benchmark: the pipeline on Spark local mode against Postgres on the same machine (`make bench-spark`).
+
+1. Extraction: the demo generator's corpus loaded by the distributed extraction (extract.spark_load) with
+   SHERLIIC_SPARK_MASTER=local[1] and local[2] (documents/s of the extraction phase, the scaling
+   efficiency), next to the Postgres loader with 1 and 2 processes.
+2. dbt: a synthetic TEG (warehouse.synthetic_teg) of each size built by `dbt run` of the TEG marts on
+   Postgres and, after copying the raw tables into a fresh Spark catalog, on Spark local[2]; wall time,
+   per-model times (run_results.json), peak memory (Postgres: its backends; Spark: the dbt process with
+   its JVM), marts' row counts on both.
+
+Every figure is stored with the machine's load average at the time (the machine may be shared).
+Writes out/bench/spark.json and out/bench/spark.md. ARGS: --docs-size N (demo generator size),
+--sizes 1000000[,5000000].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pyarrow.parquet as pq
+
+from benchmarks.bench_candidates import MARTS_SELECTOR, MemorySampler, run_sql_build
+from demo import generator
+from extract.batches import load_corpus
+from extract.formats import reader
+from warehouse import server
+from warehouse.dbt import run_dbt
+from warehouse.settings import OUT_DIR
+from warehouse.synthetic_teg import GeneratorConfig, generate
+
+COUNTED_MARTS = ("typed_relations", "inference_candidates", "relations", "entities")
+
+
+def load_average() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def children() -> list[int]:
+    """This process's descendants (dbt, its JVM, Spark's Python workers)."""
+    return [p.pid for p in psutil.Process().children(recursive=True)]
+
+
+def spark_extraction(corpus: Path, master: str, catalog: Path) -> dict:
+    """`sherliic-extract corpus` on Spark in a child process; its extraction phase time and peak memory."""
+    summary_file = catalog / "summary.json"
+    env = {**os.environ, "SHERLIIC_ENGINE": "spark", "SHERLIIC_SPARK_MASTER": master}
+    env["SHERLIIC_SPARK_DIR"] = str(catalog)
+    argv = [sys.executable, "-m", "extract.cli", "--quiet", "--summary-json", str(summary_file)]
+    argv += ["corpus", "--format", "jsonl", str(corpus)]
+    load_before = load_average()
+    start = time.perf_counter()
+    with MemorySampler(children, pss=False) as memory:
+        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    summary = json.loads(summary_file.read_text())[0]
+    documents = summary["counts"]["documents"]
+    extract_s = summary["timings"]["extract_s"]
+    return {
+        "master": master,
+        "documents": documents,
+        "instances": summary["counts"]["instances"],
+        "extract_s": extract_s,
+        "docs_per_s": round(documents / extract_s, 1),
+        "sentences_parsed": summary["reader_stats"]["sentences_parsed"],
+        "sentences_per_s": round(summary["reader_stats"]["sentences_parsed"] / extract_s, 1),
+        "batch_s": summary["seconds"],
+        "process_wall_s": round(wall, 1),
+        "peak_rss_bytes": memory.peak_rss,
+        "tasks_and_writes_s": {k: summary["timings"].get(k) for k in ("extract_s", "write_s")},
+        "load_average": [load_before, load_average()],
+    }
+
+
+def postgres_extraction(corpus: Path, processes: int) -> dict:
+    name = f"sherliic_bench_spark_extract_{processes}"
+    server.drop_database(name)
+    server.create_database(name)
+    try:
+        load_before = load_average()
+        summary = load_corpus(corpus, "jsonl", server.server_url(name), processes=processes)
+    finally:
+        server.drop_database(name)
+    documents = summary.counts["documents"]
+    return {
+        "processes": processes,
+        "documents": documents,
+        "instances": summary.counts["instances"],
+        "batch_s": summary.seconds,
+        "docs_per_s": round(documents / summary.seconds, 1),
+        "load_average": [load_before, load_average()],
+    }
+
+
+def bench_extraction(docs_size: int, work: Path) -> dict:
+    corpus_path, _, corpus = generator.write_corpus(work / "corpus", docs_size, generator.DEFAULT_SEED)
+    print(f"extraction: {len(corpus.documents):,} documents (demo generator, size {docs_size})", flush=True)
+    start = time.perf_counter()
+    n_read = sum(1 for _ in reader("jsonl").read(corpus_path))
+    read_s = time.perf_counter() - start
+    spark = {}
+    for master in ("local[1]", "local[2]"):
+        spark[master] = spark_extraction(corpus_path, master, work / f"catalog-{master[6]}")
+        print(
+            f"  spark {master}: {spark[master]['docs_per_s']} docs/s (load {spark[master]['load_average']})"
+        )
+    postgres = {}
+    for processes in (1, 2):
+        postgres[processes] = postgres_extraction(corpus_path, processes)
+        print(f"  postgres {processes} process(es): {postgres[processes]['docs_per_s']} docs/s")
+    return {
+        "documents": len(corpus.documents),
+        # the reader runs on the driver: its rate bounds the cluster's extraction rate
+        "driver_read_docs_per_s": round(n_read / read_s),
+        "spark": spark,
+        "postgres": postgres,
+        "spark_scaling": round(spark["local[2]"]["docs_per_s"] / spark["local[1]"]["docs_per_s"], 2),
+        "postgres_scaling": round(postgres[2]["docs_per_s"] / postgres[1]["docs_per_s"], 2),
+    }
+
+
+def spark_dbt(url: str, catalog: Path, dbt_vars: dict, target: Path) -> dict:
+    env = {**os.environ, "DATABASE_URL": url, "SHERLIIC_SPARK_DIR": str(catalog)}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "warehouse.spark_raw", "copy"], env=env, check=True)
+    copy_s = time.perf_counter() - start
+    os.environ["SHERLIIC_SPARK_DIR"] = str(catalog)
+    os.environ["SHERLIIC_SPARK_MASTER"] = "local[2]"
+    load_before = load_average()
+    start = time.perf_counter()
+    with MemorySampler(children, pss=False) as memory:
+        run_dbt(
+            ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target)],
+            dbt_vars=dbt_vars,
+            engine="spark",
+        )
+    wall = time.perf_counter() - start
+    results = json.loads((target / "run_results.json").read_text())
+    models = {r["unique_id"].split(".")[-1]: round(r["execution_time"], 3) for r in results["results"]}
+    marts = catalog / "spark-warehouse" / "warehouse.db"
+    return {
+        "copy_from_postgres_s": round(copy_s, 1),
+        "wall_s": round(wall, 2),
+        "models_s": dict(sorted(models.items(), key=lambda kv: -kv[1])),
+        "peak_rss_bytes": memory.peak_rss,
+        "counts": {table: pq.read_table(marts / table).num_rows for table in COUNTED_MARTS},
+        "load_average": [load_before, load_average()],
+    }
+
+
+def bench_dbt(n_instances: int, work: Path, dbt_vars: dict) -> dict:
+    name = f"sherliic_bench_spark_{n_instances}"
+    server.drop_database(name)
+    server.create_database(name)
+    url = server.server_url(name)
+    try:
+        graph = generate(GeneratorConfig(n_instances=n_instances, seed=0), url, progress=True)
+        load_before = load_average()
+        postgres = run_sql_build(url, name, dbt_vars, work / f"pg-target-{n_instances}")
+        postgres["load_average"] = [load_before, load_average()]
+        print(f"[{n_instances:,}] postgres dbt run {postgres['wall_s']} s", flush=True)
+        spark = spark_dbt(
+            url, work / f"dbt-catalog-{n_instances}", dbt_vars, work / f"spark-target-{n_instances}"
+        )
+        print(f"[{n_instances:,}] spark local[2] dbt run {spark['wall_s']} s", flush=True)
+    finally:
+        server.drop_database(name)
+    return {
+        "instances": n_instances,
+        "graph": graph.as_dict(),
+        "postgres": postgres,
+        "spark": spark,
+        "spark_over_postgres": round(spark["wall_s"] / postgres["wall_s"], 2),
+        "same_counts": spark["counts"] == postgres["counts"],
+    }
+
+
+PRICE_PER_CORE_HOUR = 0.048  # USD, on-demand general-purpose cloud vCPU (e.g. 4 vCPUs for $0.19/h)
+CLUSTER_EFFICIENCY = 0.8  # share of the per-core rate a cluster keeps (stragglers, shuffle, driver)
+PROJECTED_SENTENCES = (10**8, 10**9)
+EXECUTORS = (8, 32, 128)  # of 4 cores each
+
+
+def projection(report: dict) -> dict:
+    """Wall time and cost of the extraction and the dbt build for 10^8 and 10^9 sentences on N executors
+    of 4 cores, from the measured per-core rates: extraction sentences/s on local[1]; dbt instances/s
+    per core on local[2]; instances per sentence of the benchmark corpus; linear scaling at
+    CLUSTER_EFFICIENCY (the dbt models are joins and aggregations over hash-partitioned shuffles)."""
+    one = report["extraction"]["spark"]["local[1]"]
+    sentences_per_core_s = one["sentences_parsed"] / one["extract_s"]
+    # the driver reads and ships the documents: at most this many sentences/s, whatever the cluster
+    driver_sentences_s = (
+        report["extraction"]["driver_read_docs_per_s"] * one["sentences_parsed"] / one["documents"]
+    )
+    instances_per_sentence = one["instances"] / one["sentences_parsed"]
+    largest = report["dbt"][-1]
+    dbt_instances_per_core_s = largest["instances"] / (largest["spark"]["wall_s"] * 2)
+    rows = []
+    for sentences in PROJECTED_SENTENCES:
+        extract_core_h = sentences / sentences_per_core_s / 3600
+        dbt_core_h = sentences * instances_per_sentence / dbt_instances_per_core_s / 3600
+        for executors in EXECUTORS:
+            cores = 4 * executors * CLUSTER_EFFICIENCY
+            rows.append(
+                {
+                    "sentences": sentences,
+                    "executors": executors,
+                    "cores": 4 * executors,
+                    "extract_wall_h": round(
+                        max(extract_core_h / cores, sentences / driver_sentences_s / 3600), 2
+                    ),
+                    "driver_bound": extract_core_h / cores < sentences / driver_sentences_s / 3600,
+                    "dbt_wall_h": round(dbt_core_h / cores, 2),
+                    "core_hours": round((extract_core_h + dbt_core_h) / CLUSTER_EFFICIENCY),
+                    "cost_usd": round(
+                        (extract_core_h + dbt_core_h) / CLUSTER_EFFICIENCY * PRICE_PER_CORE_HOUR
+                    ),
+                }
+            )
+    return {
+        "sentences_per_core_s": round(sentences_per_core_s, 1),
+        "driver_sentences_per_s": round(driver_sentences_s),
+        "instances_per_sentence": round(instances_per_sentence, 3),
+        "dbt_instances_per_core_s": round(dbt_instances_per_core_s),
+        "price_per_core_hour_usd": PRICE_PER_CORE_HOUR,
+        "cluster_efficiency": CLUSTER_EFFICIENCY,
+        "rows": rows,
+    }
+
+
+def projection_markdown(p: dict) -> list[str]:
+    lines = [
+        "## Projection to a cluster",
+        "",
+        f"Measured per core: extraction {p['sentences_per_core_s']} sentences/s (Spark local[1]), dbt "
+        f"{p['dbt_instances_per_core_s']:,} instances/s (Spark local[2], largest size); "
+        f"{p['instances_per_sentence']} relation instances per sentence (benchmark corpus); the driver reads "
+        f"{p['driver_sentences_per_s']:,} sentences/s (one reader per load: extraction is driver-bound "
+        "beyond that, marked *). Assumed: "
+        f"{p['cluster_efficiency']:.0%} of the per-core rate on a cluster, ${p['price_per_core_hour_usd']} "
+        "per core-hour, executors of 4 cores.",
+        "",
+        "| sentences | executors (cores) | extraction wall h | dbt wall h | core-hours | cost USD |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in p["rows"]:
+        lines.append(
+            f"| {r['sentences']:.0e} | {r['executors']} ({r['cores']}) | {r['extract_wall_h']}"
+            f"{'*' if r['driver_bound'] else ''} "
+            f"| {r['dbt_wall_h']} | {r['core_hours']:,} | {r['cost_usd']:,} |"
+        )
+    return lines
+
+
+def gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def markdown(report: dict) -> str:
+    lines = [
+        "# Spark benchmark (`make bench-spark`)",
+        "",
+        f"Machine: {report['machine']['cpus']} CPUs, {gib(report['machine']['memory_bytes'])} RAM, shared "
+        "with other jobs: the load average (1 min, before/after) is given with every figure.",
+        "",
+    ]
+    if "extraction" in report:
+        lines += extraction_markdown(report["extraction"])
+    lines += dbt_markdown(report["dbt"])
+    if "projection" in report:
+        lines += ["", *projection_markdown(report["projection"])]
+    return "\n".join(lines) + "\n"
+
+
+def extraction_markdown(ex: dict) -> list[str]:
+    lines = [
+        f"## Extraction ({ex['documents']:,} demo documents)",
+        "",
+        "| engine | workers | docs/s | extraction s | batch s | process wall s | peak RSS | load avg |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for master, r in ex["spark"].items():
+        lines.append(
+            f"| Spark | {master} | {r['docs_per_s']} | {r['extract_s']} | {r['batch_s']} "
+            f"| {r['process_wall_s']} | {gib(r['peak_rss_bytes'])} | {r['load_average']} |"
+        )
+    for processes, r in ex["postgres"].items():
+        lines.append(
+            f"| Postgres | {processes} process(es) | {r['docs_per_s']} | – | {r['batch_s']} | – | – "
+            f"| {r['load_average']} |"
+        )
+    lines += [
+        "",
+        f"Scaling local[1] → local[2]: **{ex['spark_scaling']}×** on Spark, "
+        f"{ex['postgres_scaling']}× on Postgres (goal ≥ 1.8×).",
+        "",
+    ]
+    return lines
+
+
+def dbt_markdown(rows: list[dict]) -> list[str]:
+    lines = [
+        "## dbt run of the TEG marts (synthetic TEG)",
+        "",
+        "| instances | Postgres s | Spark local[2] s | Spark / Postgres | copy to Spark s "
+        "| peak PG backends RSS | peak dbt+JVM RSS | same counts | load avg (PG; Spark) |",
+        "|---:|---:|---:|---:|---:|---:|---:|:--:|---|",
+    ]
+    for r in rows:
+        pg, sp = r["postgres"], r["spark"]
+        lines.append(
+            f"| {r['instances']:,} | {pg['wall_s']} | {sp['wall_s']} | {r['spark_over_postgres']}× "
+            f"| {sp['copy_from_postgres_s']} | {gib(pg['peak_backend_rss_bytes'])} "
+            f"| {gib(sp['peak_rss_bytes'])} | {'yes' if r['same_counts'] else 'NO'} "
+            f"| {pg['load_average']}; {sp['load_average']} |"
+        )
+    for r in rows:
+        pg, sp = r["postgres"]["models_s"], r["spark"]["models_s"]
+        lines += [
+            "",
+            f"Slowest models at {r['instances']:,} instances (seconds, Spark vs Postgres):",
+            "",
+            "| model | Spark | Postgres |",
+            "|---|---:|---:|",
+        ]
+        lines += [f"| {m} | {t} | {pg.get(m, '–')} |" for m, t in list(sp.items())[:12]]
+        lines.append(
+            f"| all {len(sp)} models | {round(sum(sp.values()), 1)} | {round(sum(pg.values()), 1)} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.bench_spark", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--docs-size", type=int, default=120, help="demo generator size (~25 documents per unit)"
+    )
+    parser.add_argument("--sizes", default="1000000", help="synthetic TEG sizes, comma-separated")
+    parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
+    parser.add_argument("--skip-extraction", action="store_true")
+    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
+    args = parser.parse_args(argv)
+    dbt_vars = json.loads(args.vars)
+    report: dict = {
+        "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
+        "dbt_vars": dbt_vars,
+    }
+    work = Path(tempfile.mkdtemp(prefix="bench_spark_"))
+    try:
+        if not args.skip_extraction:
+            report["extraction"] = bench_extraction(args.docs_size, work)
+        report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in args.sizes.split(",") if n]
+        previous = args.out / "spark.json"
+        if not report["dbt"] and previous.exists():  # --sizes '': keep the last run's dbt figures
+            report["dbt"] = json.loads(previous.read_text()).get("dbt", [])
+            report["dbt_from_previous_run"] = True
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if "extraction" in report and report["dbt"]:
+        report["projection"] = projection(report)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "spark.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "spark.md").write_text(markdown(report))
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
