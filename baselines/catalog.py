@@ -18,6 +18,8 @@ GRAPH_MODULES = (
     "baselines.probe",
     "baselines.combination",
 )
+# Language-model methods (`lm:`; torch is imported only when they score, see baselines/lm/).
+LM_MODULES = ("baselines.lm.methods",)
 
 # The order of the paper's Table 3 (methods not listed there follow in registration order).
 TABLE3_ORDER = (
@@ -52,7 +54,7 @@ def load_all() -> dict:
     """Import all baseline modules (graph modules only if present) and return the registry."""
     for module in CORE_MODULES:
         importlib.import_module(module)
-    for module in GRAPH_MODULES:
+    for module in (*GRAPH_MODULES, *LM_MODULES):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -44,7 +44,7 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
         else:
             files.append((test, "sherliic_tsv", {"dataset": "sherliic", "split": "test"}))
     if args.levy_holt_test:
-        files.append((Path(args.levy_holt_test), "levy_holt", {"dataset": "levy_holt", "split": "test"}))
+        files += levy_holt_test_files(Path(args.levy_holt_test))
     for path, fmt, kw in tqdm(files, desc="benchmark files", unit="file"):
         summary = benchmarks.load_benchmark(path, fmt, url, show_progress=False, **kw)
         state = "already loaded" if summary.skipped else "loaded"
@@ -52,6 +52,18 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
             f"{state}: {summary.dataset}/{summary.split} {summary.n_items} items, "
             f"{summary.n_mapped} with both paths ({path.name})"
         )
+
+
+def levy_holt_test_files(path: Path) -> list[tuple[Path, str, dict]]:
+    """`--levy-holt-test`: one test file (dataset levy_holt), or a folder laid out like the shared
+    teddy_li/ folder: <folder>/test.txt per directional subset (dataset levy_holt/<folder>);
+    orig/ is dataset levy_holt."""
+    if not path.is_dir():
+        return [(path, "levy_holt", {"dataset": "levy_holt", "split": "test"})]
+    found = [(f, "levy_holt", {"split": "test"}) for f in sorted(path.glob("*/test.txt"))]
+    if not found:
+        raise InputError(str(path), None, "folder holds no <subset>/test.txt (expected the teddy_li layout)")
+    return found
 
 
 def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
@@ -118,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             "--sherliic-test", help="SherLIiC test file: release CSV (22 columns) or the TSV layout"
         )
         p.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
-        p.add_argument("--levy-holt-test", help="Levy/Holt test file (Teddy-Li layout)")
+        p.add_argument("--levy-holt-test",
+                       help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files")
         p.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt zeichner)")
         p.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
         p.add_argument("--no-lemma", action="store_true", help="do not combine with Lemma")
