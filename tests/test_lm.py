@@ -202,3 +202,26 @@ def test_scores_land_in_the_harness(db_url, tmp_path, monkeypatch) -> None:
     ctx2 = Context(database_url=db_url)
     again = evaluate_baseline(name, items, ctx2)
     pd.testing.assert_frame_equal(again.frame(), ev.frame())
+
+
+def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
+    from baselines.benchmarks import read_levy_holt
+    from baselines.cli import levy_holt_test_files
+    from extract.records import InputError
+
+    line = "Local carpenters,makes,Furniture\tFurniture,was made by,local carpenters\tTrue\tEN\n"
+    for folder in ("orig", "dirposi_dirnegi"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "test.txt").write_text(line)
+    files = levy_holt_test_files(tmp_path)
+    assert [(p.parent.name, fmt, kw) for p, fmt, kw in files] == [
+        ("dirposi_dirnegi", "levy_holt", {"split": "test"}),
+        ("orig", "levy_holt", {"split": "test"}),
+    ]
+    datasets = [read_levy_holt(p, **kw)[0]["dataset"] for p, _, kw in files]
+    assert datasets == ["levy_holt/dirposi_dirnegi", "levy_holt"]
+    single = tmp_path / "orig" / "test.txt"
+    assert levy_holt_test_files(single) == [(single, "levy_holt", {"dataset": "levy_holt", "split": "test"})]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="teddy_li layout"):
+        levy_holt_test_files(tmp_path / "empty")

@@ -176,6 +176,34 @@ def run(args: argparse.Namespace) -> int:
     return 1 if ev.failed else 0
 
 
+def train(args: argparse.Namespace) -> int:
+    """Fill the run cache for the datasets matching `--datasets` (globs), without writing reports."""
+    import fnmatch
+
+    from baselines.lm.methods import seed_scores, zero_shot_scores
+
+    require_stack()
+    models = available_models()
+    items = benchmarks.load_items(db.database_url())
+    datasets = sorted(
+        {str(d) for d in items["dataset"] if any(fnmatch.fnmatchcase(str(d), g) for g in args.datasets)}
+    )
+    ctx = Context(database_url=db.database_url())
+    ctx.cache[ALLOW_COMPUTE] = True
+    plan = Plan.from_env()
+    for dataset in datasets:
+        group = items[items["dataset"] == dataset]
+        for model in models:
+            if args.zero_shot:
+                zero_shot_scores(group, model, ctx)
+            if args.fine_tuned:
+                for pattern in plan.patterns_for(model, dataset):
+                    for seed in plan.seeds:
+                        seed_scores(group, model, pattern, seed, ctx, plan)
+        print(f"cached: {dataset}")
+    return 0
+
+
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -245,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--levy-holt-test", help="Levy/Holt test file, or a folder of <subset>/test.txt files")
     r.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
     r.add_argument("--out", default=str(OUT_DIR))
+    t = sub.add_parser("train", help="fill the run cache for some datasets (no reports)")
+    t.add_argument("--datasets", nargs="+", default=["*"], help="dataset globs, e.g. 'levy_holt/*'")
+    t.add_argument("--zero-shot", action="store_true", help="zero-shot cosine of every installed model")
+    t.add_argument("--fine-tuned", action="store_true", help="every planned fine-tuned run")
     b = sub.add_parser("bench", help="s/epoch with 1 and 2 threads, peak memory -> out/bench/lm.json")
     b.add_argument("--model", default="minilm", choices=sorted(MODELS))
     b.add_argument("--items", type=int, default=200, help="training items per timed epoch")
@@ -252,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     catalog.load_all()
     try:
-        return run(args) if args.command == "run" else bench(args)
+        return {"run": run, "train": train, "bench": bench}[args.command](args)
     except ModelMissing as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
