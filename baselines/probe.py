@@ -193,7 +193,8 @@ def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path
     lines = [
         "# Hypothesis-only probe (Li et al. 2022): artefact strength",
         "",
-        "Logistic regression on hypothesis-only features (lemmas, voice, reversal; no types). Normalized AUC: 0 = no",
+        "Logistic regression on hypothesis-only features (lemmas, voice, reversal; no types).",
+        "Normalized AUC: 0 = no",
         "better than the positive rate, 1 = perfect; high values mean the hypothesis alone gives the",
         "label away.",
         "",
