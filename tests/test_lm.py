@@ -225,3 +225,16 @@ def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="teddy_li layout"):
         levy_holt_test_files(tmp_path / "empty")
+
+
+def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
+    from baselines.lm.cli import merge_by_method
+
+    path = tmp_path / "baselines.csv"
+    pd.DataFrame({"method": ["lm:minilm a", "lm:mpnet a", "Lemma"], "f1": [0.1, 0.2, 0.3]}).to_csv(path)
+    merged = merge_by_method(pd.DataFrame({"method": ["lm:mpnet a"], "f1": [0.9]}), path, ["method", "f1"])
+    assert sorted(zip(merged.method, merged.f1, strict=True)) == [
+        ("Lemma", 0.3),
+        ("lm:minilm a", 0.1),
+        ("lm:mpnet a", 0.9),
+    ]

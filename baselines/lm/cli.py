@@ -56,13 +56,14 @@ def keep_rows(ev: Evaluation) -> Evaluation:
     return out
 
 
-def merge_csv(frame: pd.DataFrame, csv_path: Path, replaced_methods: set[str]) -> pd.DataFrame:
-    """Rows of `replaced_methods` are replaced by `frame`; every other method's rows stay."""
-    if csv_path.is_file():
-        old = pd.read_csv(csv_path)
-        old = old[~old["method"].isin(replaced_methods)]
-        frame = pd.concat([old, frame], ignore_index=True)
-    return frame[RESULT_COLUMNS]
+def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """The file's rows with the methods of `new` replaced by `new` (methods this run did not produce, e.g.
+    another model's fine-tuned rows from an earlier `make lm` with another plan, stay)."""
+    if path.is_file():
+        old = pd.read_csv(path)
+        old = old[~old["method"].isin(set(new["method"]))]
+        new = pd.concat([old, new], ignore_index=True)
+    return new[columns] if columns else new
 
 
 def seed_table(items: pd.DataFrame, ctx: Context, models: list[str]) -> pd.DataFrame:
@@ -154,16 +155,18 @@ def run(args: argparse.Namespace) -> int:
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
     out = Path(args.out)
-    frame = merge_csv(ev.frame(), out / "baselines.csv", {*lm_method_names(), COMBINATION})
+    frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
     report.write_csv(frame, out / "baselines.csv")
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage)
     )
     plots = report.plot_curves(ev, out / "plots" / "lm")
     store_results(ev.frame(), url)
-    per_seed = seed_table(items, ctx, [m for m in models if m in Plan.from_env().finetune])
-    summary = seed_summary(per_seed)
     (out / "lm").mkdir(parents=True, exist_ok=True)
+    per_seed = seed_table(items, ctx, [m for m in models if m in Plan.from_env().finetune])
+    if not per_seed.empty:
+        per_seed = merge_by_method(per_seed, out / "lm" / "seeds.csv")
+    summary = seed_summary(per_seed)
     per_seed.to_csv(out / "lm" / "seeds.csv", index=False, float_format="%.6g")
     summary.to_csv(out / "lm" / "seeds_summary.csv", index=False, float_format="%.6g")
     (out / "lm" / "seeds.md").write_text(seeds_markdown(summary))
