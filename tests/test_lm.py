@@ -231,10 +231,17 @@ def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
     from baselines.lm.cli import merge_by_method
 
     path = tmp_path / "baselines.csv"
-    pd.DataFrame({"method": ["lm:minilm a", "lm:mpnet a", "Lemma"], "f1": [0.1, 0.2, 0.3]}).to_csv(path)
-    merged = merge_by_method(pd.DataFrame({"method": ["lm:mpnet a"], "f1": [0.9]}), path, ["method", "f1"])
-    assert sorted(zip(merged.method, merged.f1, strict=True)) == [
-        ("Lemma", 0.3),
-        ("lm:minilm a", 0.1),
-        ("lm:mpnet a", 0.9),
+    old = {
+        "method": ["lm:minilm a", "lm:mpnet a", "lm:mpnet a", "Lemma"],
+        "f1": [0.1, 0.2, 0.4, 0.3],
+        "dataset": ["sherliic", "sherliic", "levy_holt", "sherliic"],
+    }
+    pd.DataFrame(old).to_csv(path)
+    new = pd.DataFrame({"method": ["lm:mpnet a"], "dataset": ["sherliic"], "f1": [0.9]})
+    merged = merge_by_method(new, path, ["method", "dataset", "f1"])
+    assert sorted(merged.itertuples(index=False, name=None)) == [
+        ("Lemma", "sherliic", 0.3),
+        ("lm:minilm a", "sherliic", 0.1),
+        ("lm:mpnet a", "levy_holt", 0.4),
+        ("lm:mpnet a", "sherliic", 0.9),
     ]

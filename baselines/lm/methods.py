@@ -18,12 +18,13 @@ tunes thresholds on them (lm_dev: lm_split=train; Levy/Holt dev: train), see doc
 The plan comes from the environment, so `make lm` can be sized to the machine (dataset globs are
 comma-separated, patterns `;`-separated):
   LM_SEEDS         number of seeds (default 3: seeds 0, 1, 2)
-  LM_PATTERNS      patterns (default the first three of baselines.lm.patterns.PATTERNS)
+  LM_PATTERNS      patterns (default the first two of baselines.lm.patterns.PATTERNS)
   LM_FINETUNE      model:globs;... which model fine-tunes on which datasets
                    (default `minilm:sherliic,levy_holt,levy_holt/*`; add `;mpnet:sherliic` for mpnet)
   LM_ALL_PATTERNS  datasets trained with every pattern (default `sherliic`); the others use the first
                    pattern only, and their ensemble row is left out (it would equal that pattern)
   LM_HYPOTHESIS_ONLY  datasets of the hypothesis-only probe (default `sherliic,levy_holt`)
+  LM_MODELS        models `make lm` runs (default: every installed one, e.g. `minilm`)
   LM_EPOCHS        override the epochs; by default a run sees about EXAMPLES_PER_RUN training examples
                    (epochs = round(EXAMPLES_PER_RUN / n_train), between 1 and the model's epochs)
 """
@@ -73,7 +74,7 @@ class Plan:
     def from_env(cls) -> Plan:
         seeds = tuple(range(int(os.environ.get("LM_SEEDS", "3"))))
         names = os.environ.get("LM_PATTERNS")
-        patterns = tuple(p.strip() for p in names.split(";")) if names else tuple(list(PATTERNS)[:3])
+        patterns = tuple(p.strip() for p in names.split(";")) if names else tuple(list(PATTERNS)[:2])
         for p in patterns:
             if p not in PATTERNS:
                 raise ValueError(f"LM_PATTERNS: unknown pattern {p!r}; known: {'; '.join(PATTERNS)}")
