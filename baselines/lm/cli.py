@@ -209,7 +209,7 @@ def train(args: argparse.Namespace) -> int:
                 zero_shot_scores(group, model, ctx)
             if args.fine_tuned:
                 for pattern in plan.patterns_for(model, dataset):
-                    for seed in plan.seeds:
+                    for seed in args.seeds or plan.seeds:
                         seed_scores(group, model, pattern, seed, ctx, plan)
         print(f"cached: {dataset}")
     return 0
@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--datasets", nargs="+", default=["*"], help="dataset globs, e.g. 'levy_holt/*'")
     t.add_argument("--zero-shot", action="store_true", help="zero-shot cosine of every installed model")
     t.add_argument("--fine-tuned", action="store_true", help="every planned fine-tuned run")
+    t.add_argument("--seeds", nargs="*", type=int, help="only these seeds (default: the plan's)")
     b = sub.add_parser("bench", help="s/epoch with 1 and 2 threads, peak memory -> out/bench/lm.json")
     b.add_argument("--model", default="minilm", choices=sorted(MODELS))
     b.add_argument("--items", type=int, default=200, help="training items per timed epoch")
