@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import sys
 import time
@@ -31,6 +30,7 @@ from baselines.lm.methods import (
     fine_tuned_scores,
     lm_method_names,
     method_names,
+    selected_models,
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY
@@ -38,12 +38,6 @@ from baselines.registry import Baseline, Context
 from extract import db
 from extract.records import InputError
 from extract.settings import OUT_DIR, shared_data_dir
-
-
-def selected_models() -> list[str]:
-    """LM_MODELS (space/comma-separated), default every model; uninstalled ones are left out anyway."""
-    chosen = os.environ.get("LM_MODELS", "").replace(",", " ").split()
-    return chosen or list(MODELS)
 
 
 def _in_sample(method: str) -> bool:

@@ -280,7 +280,13 @@ def lm_method_names() -> list[str]:
     return [n for m in MODELS for n in method_names(m).values()]
 
 
+def selected_models() -> list[str]:
+    """LM_MODELS (space/comma-separated), default every model; uninstalled ones are left out anyway."""
+    chosen = os.environ.get("LM_MODELS", "").replace(",", " ").split()
+    return chosen or list(MODELS)
+
+
 def combination_features() -> list[str]:
-    """LM methods the learned combination may use: the zero-shot ones. Fine-tuned scores of training items
-    are in-sample, so a combination trained on those items would learn to trust them too much."""
-    return [method_names(m)["zero-shot"] for m in MODELS]
+    """LM methods the learned combination may use: the zero-shot ones of the selected models. Fine-tuned
+    scores of training items are in-sample, so a combination trained on them would trust them too much."""
+    return [method_names(m)["zero-shot"] for m in selected_models()]
