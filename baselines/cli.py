@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from baselines import benchmarks, catalog, report
 from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
+from baselines.lm.methods import keep_rows
 from baselines.registry import Context, get
 from extract import db
 from extract.records import InputError
@@ -92,6 +93,7 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
     shared = shared_data_dir()
     ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
     ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
+    ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():

@@ -245,3 +245,27 @@ def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
         ("lm:mpnet a", "levy_holt", 0.4),
         ("lm:mpnet a", "sherliic", 0.9),
     ]
+
+
+def test_uninformative_and_in_sample_rows_are_left_out() -> None:
+    from baselines.evaluate import Evaluation
+    from baselines.lm.methods import keep_rows
+
+    keys = [
+        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # in-sample: half of dev trained the model
+        ("lm:minilm fine-tuned (a)", "sherliic", "lm_dev", 5),
+        ("lm:minilm zero-shot cosine", "sherliic", "dev", 5),  # no training: kept
+        ("Patty", "zeichner", "all", 0),
+        ("lm:minilm fine-tuned (a)", "zeichner", "all", 0),  # not covered
+    ]
+    ev = Evaluation(
+        rows=[dict(method=m, dataset=d, split=s, n_covered=n) for m, d, s, n in keys],
+        curves={k[:3]: (None, None) for k in keys},
+    )
+    kept = [(r["method"], r["split"]) for r in keep_rows(ev, only_lm=True).rows]
+    assert kept == [
+        ("lm:minilm fine-tuned (a)", "lm_dev"),
+        ("lm:minilm zero-shot cosine", "dev"),
+        ("Patty", "all"),
+    ]
+    assert ("Patty", "all") not in [(r["method"], r["split"]) for r in keep_rows(ev).rows]

@@ -22,12 +22,13 @@ import pandas as pd
 
 from baselines import benchmarks, catalog, report
 from baselines.combination import NAME as COMBINATION
-from baselines.evaluate import RESULT_COLUMNS, Evaluation, evaluate_baseline, evaluate_many, store_results
+from baselines.evaluate import RESULT_COLUMNS, evaluate_baseline, evaluate_many, store_results
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
     Plan,
     ensemble_scores,
     fine_tuned_scores,
+    keep_rows,
     lm_method_names,
     method_names,
     selected_models,
@@ -38,23 +39,6 @@ from baselines.registry import Baseline, Context
 from extract import db
 from extract.records import InputError
 from extract.settings import OUT_DIR, shared_data_dir
-
-
-def _in_sample(method: str) -> bool:
-    """Fine-tuned methods scored their own training items; SherLIiC's full-dev row mixes those in."""
-    return method.startswith("lm:") and "zero-shot" not in method
-
-
-def keep_rows(ev: Evaluation) -> Evaluation:
-    """Drop rows that say nothing: no covered item, or the in-sample SherLIiC dev row of a fine-tuned LM."""
-    out = Evaluation(skipped=ev.skipped, failed=ev.failed)
-    for row in ev.rows:
-        key = (row["method"], row["dataset"], row["split"])
-        if row["n_covered"] == 0 or (_in_sample(row["method"]) and key[1:] == ("sherliic", "dev")):
-            continue
-        out.rows.append(row)
-        out.curves[key] = ev.curves[key]
-    return out
 
 
 def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from baselines.evaluate import Evaluation
 from baselines.lm.models import MODELS, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
 from baselines.lm.runs import Recipe, RunStats, TrainingSet, run_scores
@@ -290,3 +291,22 @@ def combination_features() -> list[str]:
     """LM methods the learned combination may use: the zero-shot ones of the selected models. Fine-tuned
     scores of training items are in-sample, so a combination trained on them would trust them too much."""
     return [method_names(m)["zero-shot"] for m in selected_models()]
+
+
+def _in_sample(method: str) -> bool:
+    """Fine-tuned methods scored their own training items; SherLIiC's full-dev row mixes those in."""
+    return method.startswith("lm:") and "zero-shot" not in method
+
+
+def keep_rows(ev: Evaluation, only_lm: bool = False) -> Evaluation:
+    """Drop rows that say nothing: no covered item, or the in-sample SherLIiC dev row of a fine-tuned LM
+    (`only_lm`: touch `lm:` rows only, as `sherliic-baselines` does for the other methods' rows)."""
+    out = Evaluation(skipped=ev.skipped, failed=ev.failed)
+    for row in ev.rows:
+        key = (row["method"], row["dataset"], row["split"])
+        uninformative = row["n_covered"] == 0 and (not only_lm or row["method"].startswith("lm:"))
+        if uninformative or (_in_sample(row["method"]) and key[1:] == ("sherliic", "dev")):
+            continue
+        out.rows.append(row)
+        out.curves[key] = ev.curves[key]
+    return out
