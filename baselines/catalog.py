@@ -18,6 +18,8 @@ GRAPH_MODULES = (
     "baselines.probe",
     "baselines.combination",
 )
+# Language-model methods (`lm:`; torch is imported only when they score, see baselines/lm/).
+LM_MODULES = ("baselines.lm.methods",)
 
 # The order of the paper's Table 3 (methods not listed there follow in registration order).
 TABLE3_ORDER = (
@@ -46,7 +48,7 @@ TABLE3_ORDER = (
 
 def load_all() -> dict:
     """Import all baseline modules and return the registry."""
-    for module in (*CORE_MODULES, *GRAPH_MODULES):
+    for module in (*CORE_MODULES, *GRAPH_MODULES, *LM_MODULES):
         importlib.import_module(module)
     return REGISTRY
 

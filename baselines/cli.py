@@ -18,6 +18,7 @@ from tqdm import tqdm
 
 from baselines import catalog, datasets, report
 from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
+from baselines.lm.methods import keep_rows
 from baselines.registry import Context, get
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError, print_error
@@ -44,7 +45,7 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
         else:
             files.append((test, "sherliic_tsv", {"dataset": "sherliic", "split": "test"}))
     if args.levy_holt_test:
-        files.append((Path(args.levy_holt_test), "levy_holt", {"dataset": "levy_holt", "split": "test"}))
+        files += levy_holt_test_files(Path(args.levy_holt_test))
     for i, (path, fmt, kw) in enumerate(tqdm(files, desc="benchmark files", unit="file")):
         try:
             summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
@@ -58,6 +59,18 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
             f"{state}: {summary.dataset}/{summary.split} {summary.n_items} items, "
             f"{summary.n_mapped} with both paths ({path.name})"
         )
+
+
+def levy_holt_test_files(path: Path) -> list[tuple[Path, str, dict]]:
+    """`--levy-holt-test`: one test file (dataset levy_holt), or a folder laid out like the shared
+    teddy_li/ folder: <folder>/test.txt per directional subset (dataset levy_holt/<folder>);
+    orig/ is dataset levy_holt."""
+    if not path.is_dir():
+        return [(path, "levy_holt", {"dataset": "levy_holt", "split": "test"})]
+    found = [(f, "levy_holt", {"split": "test"}) for f in sorted(path.glob("*/test.txt"))]
+    if not found:
+        raise InputError(str(path), None, "folder holds no <subset>/test.txt (expected the teddy_li layout)")
+    return found
 
 
 def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
@@ -86,6 +99,7 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
     shared = shared_data_dir()
     ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
     ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
+    ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
@@ -124,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             "--sherliic-test", help="SherLIiC test file: release CSV (22 columns) or the TSV layout"
         )
         p.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
-        p.add_argument("--levy-holt-test", help="Levy/Holt test file (Teddy-Li layout)")
+        p.add_argument("--levy-holt-test",
+                       help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files")
         p.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt zeichner)")
         p.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
         p.add_argument("--no-lemma", action="store_true", help="do not combine with Lemma")

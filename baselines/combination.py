@@ -1,17 +1,20 @@
 """Learned combination of the baselines: logistic regression over their scores (beyond the paper).
 
 Features: the raw score of every other registered baseline that can run (a baseline whose resource is
-missing is left out; "Always yes", the hypothesis-only probe and this one are never features). An
+missing is left out; "Always yes", the hypothesis-only probes and this one are never features). Of the
+language-model methods only the zero-shot cosines are features (baselines.lm.methods.combination_features:
+fine-tuned LM scores of the combination's own training items are in-sample and would be over-trusted); they
+are present once `make lm` has cached them. An
 uncovered item (NaN) gets the column's minimum, as baselines.evaluate.fill_uncovered does, plus a
 `covered:<name>` 0/1 indicator for columns that are only partly covered. Columns are standardized
 (z-scores over the training items), so the logistic-regression coefficients compare directly: they say
 which scores carry the weight.
 
-Training: SherLIiC-dev items with lm_split=train (Schmitt & Schütze 2021). The registered baseline scores
-every SherLIiC item; an item of the training split gets an out-of-fold score (5-fold cross-fitting),
-so no reported item is scored by a model that saw its label. The evaluation loop then tunes the threshold
-like for every other row (its `lm_dev` row: threshold on lm_split=train, reported on lm_split=dev).
-Items of other benchmarks are not covered (NaN): there is no SherLIiC-style training split for them.
+Training, per dataset: SherLIiC-dev items with lm_split=train (Schmitt & Schütze 2021); Levy/Holt and
+each directional subset: its train split. An item of the training split gets an out-of-fold score (5-fold
+cross-fitting), so no reported item is scored by a model that saw its label. The evaluation loop then
+tunes the threshold like for every other row (SherLIiC `lm_dev`: threshold on lm_split=train; Levy/Holt
+dev: threshold on train). Datasets without a training split (Zeichner) are not covered (NaN).
 
 `python -m baselines.combination` fits on the loaded SherLIiC-dev items, tunes the threshold on
 lm_split=dev and writes out/combination/{coefficients.csv, combination.md}.
@@ -48,6 +51,16 @@ NAME = "learned combination"
 NEVER_FEATURES = frozenset({NAME, "Always yes", "hypothesis-only probe"})
 
 
+def feature_names() -> list[str]:
+    """Registered baselines used as features (see the module docstring)."""
+    from baselines.catalog import load_all
+    from baselines.lm.methods import combination_features
+
+    load_all()
+    lm_ok = set(combination_features())
+    return [n for n in REGISTRY if n not in NEVER_FEATURES and (not n.startswith("lm:") or n in lm_ok)]
+
+
 def lm_split(items: pd.DataFrame) -> pd.Series:
     """lm_split of SherLIiC-dev items (from the loader's `extra`), None elsewhere."""
     if "lm_split" in items.columns:
@@ -63,7 +76,7 @@ def baseline_scores(items: pd.DataFrame, ctx: Context, names: list[str] | None =
     from baselines.rules import ResourceMissing
 
     load_all()
-    names = names if names is not None else [n for n in REGISTRY if n not in NEVER_FEATURES]
+    names = names if names is not None else feature_names()
     columns: dict[str, pd.Series] = {}
     for name in names:
         try:
@@ -155,17 +168,45 @@ def cross_fitted(scores: pd.DataFrame, labels: np.ndarray, n_splits: int = 5, se
     return out
 
 
+def training_mask(items: pd.DataFrame) -> pd.Series:
+    """The combination's training items: SherLIiC lm_split=train; Levy/Holt (and subsets) split=train."""
+    dataset = items["dataset"].astype(str) if "dataset" in items else pd.Series("sherliic", index=items.index)
+    is_sherliic = dataset.str.startswith("sherliic")
+    is_levy_holt = dataset.str.startswith("levy_holt") & ~dataset.str.startswith("levy_holt_hosseini")
+    split = items["split"] if "split" in items else pd.Series(None, index=items.index, dtype=object)
+    return (is_sherliic & (lm_split(items) == "train")) | (is_levy_holt & (split == "train"))
+
+
+def _family(items: pd.DataFrame) -> pd.Series:
+    """Which training items a scored item belongs with: its dataset (sherliic: every SherLIiC file)."""
+    if "dataset" not in items:
+        return pd.Series("sherliic", index=items.index)
+    dataset = items["dataset"].astype(str)
+    return dataset.where(~dataset.str.startswith("sherliic"), "sherliic")
+
+
 def score_with(scores: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.Series, Combination | None]:
-    """Scores of the combination for SherLIiC items given their baseline scores; (scores, fitted model)."""
+    """Scores of the combination for items given their baseline scores; (scores, the last fitted model).
+
+    One model per dataset family with training items; families without them stay NaN."""
     result = pd.Series(np.nan, index=items.index, dtype=float)
-    split = lm_split(items)
-    is_sherliic = items["dataset"].astype(str).str.startswith("sherliic") if "dataset" in items else True
-    train_mask = (split == "train") & is_sherliic
-    if train_mask.sum() == 0:
-        return result, None
+    combo = None
+    train_all = training_mask(items)
+    family = _family(items)
+    for name in sorted(set(family[train_all])):
+        in_family = family == name
+        part, combo = _score_family(scores[in_family], items[in_family], train_all[in_family])
+        result[in_family] = part
+    return result, combo
+
+
+def _score_family(
+    scores: pd.DataFrame, items: pd.DataFrame, train_mask: pd.Series
+) -> tuple[pd.Series, Combination]:
+    result = pd.Series(np.nan, index=items.index, dtype=float)
     labels = items.loc[train_mask, "label"].astype(bool).to_numpy()
     combo = fit(scores[train_mask], labels)
-    target = is_sherliic & ~train_mask
+    target = ~train_mask
     if target.any():
         result[target] = combo.predict(scores[target])
     result[train_mask] = cross_fitted(scores[train_mask], labels)
@@ -173,14 +214,18 @@ def score_with(scores: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.Series, Co
 
 
 @register(NAME, tunable=True,
-          description="logistic regression over the other baselines' scores (SherLIiC lm_split=train)")
+          description="logistic regression over the other baselines' scores (SherLIiC lm_split=train; "
+          "Levy/Holt train)")
 def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    if not (lm_split(items) == "train").any():  # not SherLIiC-dev: nothing to train on, skip the scoring
+    if not training_mask(items).any():  # no training items (Zeichner): skip the scoring
         return pd.Series(np.nan, index=items.index, dtype=float)
     scores = baseline_scores(items, ctx)
     result, combo = score_with(scores, items)
     if combo is not None:
-        ctx.cache["combination_coefficients"] = combo.coefficients()
+        key = str(items["dataset"].iloc[0]) if "dataset" in items else "sherliic"
+        ctx.cache.setdefault("combination_coefficients_by_dataset", {})[key] = combo.coefficients()
+        if key == "sherliic":
+            ctx.cache["combination_coefficients"] = combo.coefficients()
     return result
 
 

@@ -79,3 +79,20 @@ def test_report(tmp_path) -> None:
     csv_path, md_path = comb.write_report(combo, summary, tmp_path)
     assert pd.read_csv(csv_path).loc[0, "feature"] == "good"
     assert "F1 0.667" in md_path.read_text()
+
+
+def test_levy_holt_items_train_on_their_train_split() -> None:
+    """Levy/Holt (and each directional subset) gets its own model, trained on its train split."""
+    items, scores = synthetic()
+    items["dataset"] = "levy_holt"
+    items["split"] = ["train" if i < 60 else "dev" for i in range(len(items))]
+    items["extra"] = [{}] * len(items)
+    result, combo = comb.score_with(scores, items)
+    train = items["split"] == "train"
+    labels = items.loc[train, "label"].to_numpy(bool)
+    np.testing.assert_allclose(result[train].to_numpy(), comb.cross_fitted(scores[train], labels))
+    refit = comb.fit(scores[train], labels)
+    np.testing.assert_allclose(result[~train].to_numpy(), refit.predict(scores[~train]))
+    # a Zeichner item has no training split: not covered; a SherLIiC item without lm_split=train neither
+    items.loc[0, "dataset"] = "zeichner"
+    assert np.isnan(comb.score_with(scores, items)[0][0])

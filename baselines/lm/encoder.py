@@ -1,0 +1,229 @@
+"""torch side of the LM baselines: a mean-pooled encoder, zero-shot cosine, and a cross-encoder
+(encoder + linear head on the mean-pooled pattern sentence) fine-tuned with binary cross-entropy.
+
+Only imported once baselines.lm.models.require_stack() has passed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+from transformers import AutoModel, AutoTokenizer
+
+from baselines.lm.models import model_dir
+
+
+def device() -> torch.device:
+    """CUDA when visible; the CPU path is the tested and benchmarked one."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def set_threads(n: int | None = None) -> int:
+    """torch intra-op threads: LM_THREADS, else 1. On this shared 2-core machine one thread was 8x faster
+    per training step than two under load (spinning OpenMP workers); `make bench-lm` measures both."""
+    n = n or int(os.environ.get("LM_THREADS", "1"))
+    torch.set_num_threads(n)
+    return n
+
+
+_LOADED: dict[str, tuple] = {}
+
+
+def tokenizer_and_config(name: str):
+    path = model_dir(name)
+    if name not in _LOADED:
+        _LOADED[name] = (AutoTokenizer.from_pretrained(path, local_files_only=True), path)
+    return _LOADED[name]
+
+
+def load_encoder(name: str) -> torch.nn.Module:
+    """A fresh copy of the pretrained encoder (weights from the unpacked package)."""
+    path = model_dir(name)
+    return AutoModel.from_pretrained(path, local_files_only=True)
+
+
+def mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Average of the token vectors, padding excluded (sentence-transformers' pooling for these models)."""
+    m = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+
+
+def _batches(n: int, size: int):
+    for start in range(0, n, size):
+        yield slice(start, min(n, start + size))
+
+
+@torch.no_grad()
+def embed(
+    name: str,
+    sentences: Sequence[str],
+    *,
+    batch_size: int = 64,
+    show_progress: bool = True,
+    desc: str = "embedding",
+) -> np.ndarray:
+    """L2-normalized mean-pooled sentence embeddings (rows aligned with `sentences`)."""
+    tok, _ = tokenizer_and_config(name)
+    model = load_encoder(name).to(device()).eval()
+    order = np.argsort([len(s) for s in sentences], kind="stable")  # similar lengths: less padding
+    out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
+    for sl in tqdm(
+        list(_batches(len(sentences), batch_size)), desc=desc, unit="batch", disable=not show_progress
+    ):
+        idx = order[sl]
+        enc = tok(
+            [sentences[i] for i in idx], padding=True, truncation=True, max_length=128, return_tensors="pt"
+        )
+        enc = {k: v.to(device()) for k, v in enc.items()}
+        pooled = mean_pool(model(**enc).last_hidden_state, enc["attention_mask"])
+        out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+    return out
+
+
+def cosine_scores(
+    name: str, premises: Sequence[str], hypotheses: Sequence[str], *, show_progress: bool = True
+) -> np.ndarray:
+    """Zero-shot: cosine of premise and hypothesis embeddings (symmetric in the two sentences)."""
+    unique = sorted(set(premises) | set(hypotheses))
+    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}")
+    row = {s: i for i, s in enumerate(unique)}
+    p = vectors[[row[s] for s in premises]]
+    h = vectors[[row[s] for s in hypotheses]]
+    return (p * h).sum(1).astype(float)
+
+
+class CrossEncoder(torch.nn.Module):
+    """Pretrained encoder + a linear head on the mean-pooled pattern sentence -> one entailment logit."""
+
+    def __init__(self, encoder: torch.nn.Module):
+        super().__init__()
+        self.encoder = encoder
+        self.head = torch.nn.Linear(encoder.config.hidden_size, 1)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return self.head(mean_pool(hidden, attention_mask)).squeeze(-1)
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    epochs: int
+    batch_size: int
+    lr: float
+    head_lr: float
+    weight_decay: float
+    warmup: float  # share of the steps with a linear learning-rate warm-up, then linear decay to 0
+    max_length: int
+    seed: int
+
+
+def fine_tune(
+    name: str,
+    texts: Sequence[str],
+    labels: Sequence[bool],
+    settings: TrainSettings,
+    *,
+    show_progress: bool = True,
+    desc: str = "fine-tune",
+) -> CrossEncoder:
+    """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count."""
+    torch.manual_seed(settings.seed)
+    np.random.seed(settings.seed)
+    tok, _ = tokenizer_and_config(name)
+    model = CrossEncoder(load_encoder(name)).to(device())
+    torch.manual_seed(settings.seed)  # the head's initialization
+    model.head.reset_parameters()
+    enc = tok(list(texts), padding=False, truncation=True, max_length=settings.max_length)
+    y = torch.tensor([float(v) for v in labels])
+    head = list(model.head.parameters())
+    body = [p for n, p in model.named_parameters() if not n.startswith("head.")]
+    optimizer = torch.optim.AdamW(
+        [{"params": body, "lr": settings.lr}, {"params": head, "lr": settings.head_lr}],
+        weight_decay=settings.weight_decay,
+    )
+    steps_per_epoch = (len(texts) + settings.batch_size - 1) // settings.batch_size
+    total = max(1, steps_per_epoch * settings.epochs)
+    warm = max(1, int(settings.warmup * total))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warm, max(0.0, (total - step) / max(1, total - warm)))
+    )
+    generator = torch.Generator().manual_seed(settings.seed)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    model.train()
+    for epoch in range(settings.epochs):
+        order = torch.randperm(len(texts), generator=generator).tolist()
+        bar = tqdm(
+            list(_batches(len(order), settings.batch_size)),
+            desc=f"{desc} epoch {epoch + 1}/{settings.epochs}",
+            unit="batch",
+            disable=not show_progress,
+        )
+        for sl in bar:
+            idx = order[sl]
+            batch = tok.pad(
+                {
+                    "input_ids": [enc["input_ids"][i] for i in idx],
+                    "attention_mask": [enc["attention_mask"][i] for i in idx],
+                },
+                return_tensors="pt",
+            )
+            logits = model(batch["input_ids"].to(device()), batch["attention_mask"].to(device()))
+            loss = loss_fn(logits, y[idx].to(device()))
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+    return model.eval()
+
+
+@torch.no_grad()
+def predict(
+    model: CrossEncoder,
+    name: str,
+    texts: Sequence[str],
+    *,
+    max_length: int,
+    batch_size: int = 64,
+    show_progress: bool = True,
+    desc: str = "scoring",
+) -> np.ndarray:
+    """Entailment probabilities (sigmoid of the logit) for pattern sentences."""
+    tok, _ = tokenizer_and_config(name)
+    model.eval()
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    out = np.zeros(len(texts), dtype=float)
+    for sl in tqdm(
+        list(_batches(len(texts), batch_size)), desc=desc, unit="batch", disable=not show_progress
+    ):
+        idx = order[sl]
+        enc = tok(
+            [texts[i] for i in idx], padding=True, truncation=True, max_length=max_length, return_tensors="pt"
+        )
+        logits = model(enc["input_ids"].to(device()), enc["attention_mask"].to(device()))
+        out[idx] = torch.sigmoid(logits).double().cpu().numpy()
+    return out
+
+
+def save_weights(model: CrossEncoder, path: Path) -> None:
+    from safetensors.torch import save_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, str(tmp))
+    tmp.replace(path)
+
+
+def load_weights(name: str, path: Path) -> CrossEncoder:
+    from safetensors.torch import load_file
+
+    model = CrossEncoder(load_encoder(name))
+    model.load_state_dict(load_file(str(path)))
+    return model.to(device()).eval()

@@ -1,0 +1,209 @@
+"""Recipes and the run cache: trained weights and scores on disk, keyed by (model, recipe, training items).
+
+A run is one fine-tuned cross-encoder (or the zero-shot encoder, which has no training items). Its folder
+out/lm/runs/<key>/ holds recipe.json, scores.json (pair -> probability, pair = "premise<TAB>hypothesis")
+and, for fine-tuned runs, weights.safetensors. `run_scores` returns the scores of the pairs asked for:
+cached pairs are read, missing ones are scored with the cached weights or, without them, after training.
+Training and scoring happen only when the caller allows it (`make lm`); otherwise a missing score raises
+ResourceMissing, so `make baselines` reuses what `make lm` computed and never trains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from baselines.lm.models import get_model, require_stack
+from baselines.lm.patterns import render
+from baselines.rules import ResourceMissing
+from warehouse.settings import OUT_DIR
+
+RUNS_DIR = OUT_DIR / "lm" / "runs"
+ZERO_SHOT = "zero-shot cosine"
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that determines a run's scores, besides the training items."""
+
+    model: str
+    pattern: str  # a key of patterns.PATTERNS, patterns.HYPOTHESIS_ONLY, or ZERO_SHOT
+    seed: int = 0
+    epochs: int = 3
+    batch_size: int = 16
+    lr: float = 3e-5
+    head_lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup: float = 0.1
+    max_length: int = 64
+    version: int = 1  # bump when the training code changes in a way that changes scores
+
+    @classmethod
+    def zero_shot(cls, model: str) -> Recipe:
+        return cls(model=model, pattern=ZERO_SHOT, seed=0, epochs=0)
+
+    def with_seed(self, seed: int) -> Recipe:
+        return replace(self, seed=seed)
+
+
+def pair_key(premise: str, hypothesis: str) -> str:
+    return f"{premise}\t{hypothesis}"
+
+
+def training_hash(premises: Sequence[str], hypotheses: Sequence[str], labels: Sequence[bool]) -> str:
+    """Order-independent hash of the training items (text pair + label)."""
+    rows = sorted(f"{p}\t{h}\t{int(bool(y))}" for p, h, y in zip(premises, hypotheses, labels, strict=True))
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
+
+
+def run_key(recipe: Recipe, train_hash: str) -> str:
+    payload = json.dumps({"recipe": asdict(recipe), "train": train_hash}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+@dataclass
+class TrainingSet:
+    premises: list[str]
+    hypotheses: list[str]
+    labels: list[bool]
+    description: str  # e.g. "sherliic lm_split=train (796 items)"
+
+    @property
+    def hash(self) -> str:
+        return training_hash(self.premises, self.hypotheses, self.labels)
+
+
+@dataclass
+class RunStats:
+    """What a call did (the tests and `make bench-lm` read it)."""
+
+    trained: bool = False
+    train_seconds: float = 0.0
+    scored: int = 0
+    from_cache: int = 0
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+
+
+def keep_weights() -> bool:
+    return os.environ.get("LM_KEEP_WEIGHTS", "1") != "0"
+
+
+def run_scores(
+    recipe: Recipe,
+    training: TrainingSet | None,
+    premises: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    allow_compute: bool,
+    runs_dir: Path | None = None,
+    show_progress: bool = True,
+    stats: RunStats | None = None,
+) -> np.ndarray:
+    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned."""
+    get_model(recipe.model)  # unknown model: KeyError before anything else
+    stats = stats if stats is not None else RunStats()
+    zero_shot = recipe.pattern == ZERO_SHOT
+    if not zero_shot and training is None:
+        raise ValueError(f"recipe {recipe} needs training items")
+    key = run_key(recipe, "" if zero_shot else training.hash)
+    folder = (runs_dir or RUNS_DIR) / key
+    scores: dict[str, float] = _read_json(folder / "scores.json")
+    pairs = [pair_key(p, h) for p, h in zip(premises, hypotheses, strict=True)]
+    todo = sorted({k for k in pairs if k not in scores})
+    stats.from_cache += len(pairs) - sum(1 for k in pairs if k in set(todo))
+    if todo:
+        label = f"lm:{recipe.model} {recipe.pattern}" + ("" if zero_shot else f" seed {recipe.seed}")
+        if not allow_compute:
+            raise ResourceMissing(
+                f"{label}: {len(todo)} pairs not scored yet; run `make lm` (it trains and caches)"
+            )
+        require_stack()
+        from baselines.lm import encoder
+
+        encoder.set_threads()
+        todo_p = [k.split("\t", 1)[0] for k in todo]
+        todo_h = [k.split("\t", 1)[1] for k in todo]
+        if zero_shot:
+            new = encoder.cosine_scores(recipe.model, todo_p, todo_h, show_progress=show_progress)
+        else:
+            model = _trained(recipe, training, folder, stats, show_progress, label)
+            texts = [render(recipe.pattern, p, h) for p, h in zip(todo_p, todo_h, strict=True)]
+            new = encoder.predict(
+                model,
+                recipe.model,
+                texts,
+                max_length=recipe.max_length,
+                show_progress=show_progress,
+                desc=f"scoring {label}",
+            )
+        scores.update(zip(todo, (float(v) for v in new), strict=True))
+        stats.scored += len(todo)
+        _write_json(
+            folder / "recipe.json",
+            {"recipe": asdict(recipe), "key": key, "training": None if zero_shot else training.description},
+        )
+        _write_json(folder / "scores.json", scores)
+    return np.array([scores[k] for k in pairs], dtype=float)
+
+
+def _trained(
+    recipe: Recipe, training: TrainingSet, folder: Path, stats: RunStats, show_progress: bool, label: str
+):
+    from baselines.lm import encoder
+
+    weights = folder / "weights.safetensors"
+    if weights.is_file():
+        return encoder.load_weights(recipe.model, weights)
+    settings = encoder.TrainSettings(
+        epochs=recipe.epochs,
+        batch_size=recipe.batch_size,
+        lr=recipe.lr,
+        head_lr=recipe.head_lr,
+        weight_decay=recipe.weight_decay,
+        warmup=recipe.warmup,
+        max_length=recipe.max_length,
+        seed=recipe.seed,
+    )
+    texts = [
+        render(recipe.pattern, p, h) for p, h in zip(training.premises, training.hypotheses, strict=True)
+    ]
+    start = time.perf_counter()
+    model = encoder.fine_tune(
+        recipe.model,
+        texts,
+        training.labels,
+        settings,
+        show_progress=show_progress,
+        desc=f"{label} on {len(texts)}",
+    )
+    stats.trained = True
+    stats.train_seconds = time.perf_counter() - start
+    _write_json(
+        folder / "training.json",
+        {
+            "seconds": stats.train_seconds,
+            "n_items": len(texts),
+            "training": training.description,
+            "threads": encoder.torch.get_num_threads(),
+        },
+    )
+    if keep_weights():
+        encoder.save_weights(model, weights)
+    return model

