@@ -209,23 +209,22 @@ class SparkBatch:
             finished_at=None,
         )
         self._write_batches([*rows, row])
+        replaced = [old["batch_id"] for old in existing]
+        self.summary.replaced_batches = replaced
         try:
             counts = write(batch_id)
             options = finish_summary(self.summary, self.path, counts, self.options)
-            replaced = [old["batch_id"] for old in existing]
             row.update(zip(LOAD_BATCH_COLUMNS[6:12], batch_counts(counts), strict=True))
             row.update(status="loaded", options=json.dumps(options), finished_at=datetime.now(UTC))
             # publish: one rewrite makes the batch visible and the replaced ones invisible
             self._write_batches([r for r in rows if r["batch_id"] not in replaced] + [row])
-            self.summary.replaced_batches = replaced
-            if replaced:
-                self.summary.message = self.summary.message.replace(": loaded as", ": replaced and loaded as")
-            self._drop_partitions(replaced)
         except BaseException as exc:
+            self.summary.replaced_batches = []
             self._fail(rows, row, str(exc))
             raise
         finally:
             shutil.rmtree(self.staging / str(batch_id), ignore_errors=True)
+        self._drop_partitions(replaced)  # no longer visible: their load_batches rows are gone
         self.summary.seconds = round(time.perf_counter() - started, 3)
         return self.summary
 
