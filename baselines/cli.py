@@ -138,8 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             "--sherliic-test", help="SherLIiC test file: release CSV (22 columns) or the TSV layout"
         )
         p.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
-        p.add_argument("--levy-holt-test",
-                       help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files")
+        p.add_argument(
+            "--levy-holt-test",
+            help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files",
+        )
         p.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt zeichner)")
         p.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
         p.add_argument("--no-lemma", action="store_true", help="do not combine with Lemma")

@@ -391,8 +391,10 @@ def compute_scores(
         conn.execute("create index on bl_edges (key)")
         conn.execute("analyze bl_edges")
         conn.execute("analyze bl_resolved")
-        has_ic = variant == "typed" and use_infcands and _relation_exists(
-            conn, "warehouse", "inference_candidates"
+        has_ic = (
+            variant == "typed"
+            and use_infcands
+            and _relation_exists(conn, "warehouse", "inference_candidates")
         )
         sql = SCORES.format(
             infcand_score="ic.score" if has_ic else "null::float8",
@@ -484,8 +486,12 @@ for _variant in ("untyped", "typed"):
         f"BInc ({_variant})", _variant, "binc", f"sqrt(Lin·WeedsPMI), Szpektor & Dagan 2008 ({_edges}, SQL)"
     )
 
-_register("Sherlock+ESR", "typed", "sherlock_esr",
-          "Relv·σ·esr of the typed pair (InfCand score, else the same formulas on its counts)")
+_register(
+    "Sherlock+ESR",
+    "typed",
+    "sherlock_esr",
+    "Relv·σ·esr of the typed pair (InfCand score, else the same formulas on its counts)",
+)
 
 
 def resolve_keys(items: pd.DataFrame, database_url: str, variant: str) -> pd.DataFrame:

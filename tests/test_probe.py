@@ -16,16 +16,23 @@ def synthetic(n: int, *, leak: bool, dataset: str = "sherliic", offset: int = 0)
     for i in range(n):
         label = i % 2 == 0
         verb = ("own" if label else "visit") if leak else ("own" if (i // 2) % 2 else "visit")
-        rows.append({
-            "dataset": dataset, "premise_path": f"nsubj^-___p{i + offset}___dobj",
-            # a second lemma weakly tied to the label gives distinct scores (a two-valued score has a
-            # one-point PR curve, whose area is 0 by baselines.metrics' convention)
-            "hypothesis_path": f"nsubj^-___{verb}___dobj" if not (leak and i % 4 < 2)
-            else f"nsubj^-___{verb}___prep___{'with' if label else 'for'}___pobj",
-            "hypothesis_type_a": "person", "hypothesis_type_b": "city",
-            "premise_text": f"A p{i + offset} B", "hypothesis_text": f"A {verb} B",
-            "hypothesis_middle": None, "label": label,
-        })
+        rows.append(
+            {
+                "dataset": dataset,
+                "premise_path": f"nsubj^-___p{i + offset}___dobj",
+                # a second lemma weakly tied to the label gives distinct scores (a two-valued score has a
+                # one-point PR curve, whose area is 0 by baselines.metrics' convention)
+                "hypothesis_path": f"nsubj^-___{verb}___dobj"
+                if not (leak and i % 4 < 2)
+                else f"nsubj^-___{verb}___prep___{'with' if label else 'for'}___pobj",
+                "hypothesis_type_a": "person",
+                "hypothesis_type_b": "city",
+                "premise_text": f"A p{i + offset} B",
+                "hypothesis_text": f"A {verb} B",
+                "hypothesis_middle": None,
+                "label": label,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -41,10 +48,19 @@ def test_features_are_hypothesis_only() -> None:
     feats = probe.hypothesis_features(item)
     # no type features: SherLIiC-dev's types come with its templates, withheld for a share of positives
     assert feats == {"lemma=own": 1.0, "lemma=by": 1.0, "voice=passive": 1.0, "reversed=False": 1.0}
-    text_item = pd.Series({"hypothesis_path": None, "hypothesis_middle": "was bought by",
-                           "hypothesis_text": "X was bought by Y"})
-    assert probe.hypothesis_features(text_item) == {"lemma=be": 1.0, "lemma=buy": 1.0, "lemma=by": 1.0,
-                                                    "voice=passive": 1.0}
+    text_item = pd.Series(
+        {
+            "hypothesis_path": None,
+            "hypothesis_middle": "was bought by",
+            "hypothesis_text": "X was bought by Y",
+        }
+    )
+    assert probe.hypothesis_features(text_item) == {
+        "lemma=be": 1.0,
+        "lemma=buy": 1.0,
+        "lemma=by": 1.0,
+        "voice=passive": 1.0,
+    }
     # Levy/Holt: the text even when the loader parsed a path (training files are not parsed)
     parsed = pd.Series({**text_item, "dataset": "levy_holt/orig", "hypothesis_path": "nsubj^-___buy___dobj"})
     assert probe.hypothesis_features(parsed) == probe.hypothesis_features(text_item)
