@@ -207,7 +207,7 @@ def test_scores_land_in_the_harness(db_url, tmp_path, monkeypatch) -> None:
 def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
     from baselines.cli import levy_holt_test_files
     from baselines.datasets import read_levy_holt
-    from deppath.records import InputError
+    from warehouse.errors import InputError
 
     line = "Local carpenters,makes,Furniture\tFurniture,was made by,local carpenters\tTrue\tEN\n"
     for folder in ("orig", "dirposi_dirnegi"):

@@ -36,8 +36,8 @@ from baselines.lm.methods import (
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY
 from baselines.registry import Baseline, Context
-from deppath.records import InputError
 from warehouse import server
+from warehouse.errors import InputError
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
