@@ -172,8 +172,11 @@ def score_with(scores: pd.DataFrame, items: pd.DataFrame) -> tuple[pd.Series, Co
     return result, combo
 
 
-@register(NAME, tunable=True,
-          description="logistic regression over the other baselines' scores (SherLIiC lm_split=train)")
+@register(
+    NAME,
+    tunable=True,
+    description="logistic regression over the other baselines' scores (SherLIiC lm_split=train)",
+)
 def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     if not (lm_split(items) == "train").any():  # not SherLIiC-dev: nothing to train on, skip the scoring
         return pd.Series(np.nan, index=items.index, dtype=float)
@@ -193,19 +196,28 @@ def write_report(combo: Combination, summary: dict, out_dir: Path | None = None)
     csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"
     coef.to_csv(csv_path, index=False)
     lines = [
-        "# Learned combination of the baselines", "",
+        "# Learned combination of the baselines",
+        "",
         "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train, threshold "
-        "F1-optimal on lm_split=dev.", "",
+        "F1-optimal on lm_split=dev.",
+        "",
         f"lm_split=dev: P {summary['precision']:.3f}, R {summary['recall']:.3f}, F1 {summary['f1']:.3f}, "
         f"threshold {summary['threshold']:.4f}, {summary['n_dev']} items, "
         f"{summary['n_train']} training items.",
-        "", "## Standardized coefficients (weight per standard deviation)", "",
-        "| feature | coefficient |", "|---|---:|",
+        "",
+        "## Standardized coefficients (weight per standard deviation)",
+        "",
+        "| feature | coefficient |",
+        "|---|---:|",
     ]
     lines += [f"| {r.feature} | {r.coefficient:+.3f} |" for r in coef.itertuples(index=False)]
     if combo.features.duplicates:
-        lines += ["", "Left out as identical to a kept score on the training items: "
-                  + "; ".join(f"{d} = {k}" for d, k in combo.features.duplicates.items()) + "."]
+        lines += [
+            "",
+            "Left out as identical to a kept score on the training items: "
+            + "; ".join(f"{d} = {k}" for d, k in combo.features.duplicates.items())
+            + ".",
+        ]
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return csv_path, md_path
 
@@ -233,9 +245,14 @@ def main(argv: list[str] | None = None) -> int:
     dev_labels = items.loc[dev, "label"].to_numpy(bool)
     threshold = best_f1_threshold(dev_labels, dev_scores)
     p, r, f1 = precision_recall_f1(dev_labels, dev_scores >= threshold)
-    summary = {"precision": p, "recall": r, "f1": f1, "threshold": threshold,
-               "n_dev": int(dev.sum()), "n_train": int(train.sum())}
+    summary = {
+        "precision": p,
+        "recall": r,
+        "f1": f1,
+        "threshold": threshold,
+        "n_dev": int(dev.sum()),
+        "n_train": int(train.sum()),
+    }
     csv_path, md_path = write_report(combo, summary, args.out)
     print(md_path.read_text(encoding="utf-8"))
     return 0
-

@@ -202,7 +202,8 @@ def read_sherliic_tsv(path: Path, dataset: str = "sherliic", split: str = "dev")
         parts = line.split("\t")
         if len(parts) != len(SHERLIIC_TSV_COLUMNS):
             raise InputError(
-                str(path), number,
+                str(path),
+                number,
                 f"expected {len(SHERLIIC_TSV_COLUMNS)} tab-separated columns, got {len(parts)}",
             )
         r = dict(zip(SHERLIIC_TSV_COLUMNS, parts, strict=True))

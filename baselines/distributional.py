@@ -75,8 +75,16 @@ def canonical_item_table(items: pd.DataFrame) -> pd.DataFrame:
                 "crossed": bool(prem_rev) != bool(hypo_rev),
             }
         )
-    columns = ["row_no", "prem_path", "hypo_path", "prem_type_1", "prem_type_2", "hypo_type_1",
-               "hypo_type_2", "crossed"]
+    columns = [
+        "row_no",
+        "prem_path",
+        "hypo_path",
+        "prem_type_1",
+        "prem_type_2",
+        "hypo_type_1",
+        "hypo_type_2",
+        "crossed",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -102,8 +110,9 @@ def load_items(conn: psycopg.Connection, items: pd.DataFrame) -> int:
         " crossed) from stdin"
     ) as copy:
         for rec in table.itertuples(index=False):
-            copy.write_row(tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v
-                                 for v in rec))
+            copy.write_row(
+                tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in rec)
+            )
     conn.execute("analyze bl_items")
     return len(table)
 
@@ -356,8 +365,9 @@ VARIANTS = {
 }
 
 
-def compute_scores(items: pd.DataFrame, database_url: str, variant: str, *, use_infcands: bool = True
-                   ) -> pd.DataFrame:
+def compute_scores(
+    items: pd.DataFrame, database_url: str, variant: str, *, use_infcands: bool = True
+) -> pd.DataFrame:
     """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation).
 
     The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
@@ -380,8 +390,10 @@ def compute_scores(items: pd.DataFrame, database_url: str, variant: str, *, use_
         conn.execute("create index on bl_edges (key)")
         conn.execute("analyze bl_edges")
         conn.execute("analyze bl_resolved")
-        has_ic = variant == "typed" and use_infcands and _relation_exists(
-            conn, "warehouse", "inference_candidates"
+        has_ic = (
+            variant == "typed"
+            and use_infcands
+            and _relation_exists(conn, "warehouse", "inference_candidates")
         )
         sql = SCORES.format(
             infcand_score="ic.score" if has_ic else "null::float8",
@@ -416,8 +428,18 @@ def _sherlock_esr(scored: pd.DataFrame) -> np.ndarray:
 
 
 def items_key(items: pd.DataFrame) -> str:
-    columns = [c for c in ("premise_path", "hypothesis_path", "premise_type_a", "premise_type_b",
-                           "hypothesis_type_a", "hypothesis_type_b") if c in items.columns]
+    columns = [
+        c
+        for c in (
+            "premise_path",
+            "hypothesis_path",
+            "premise_type_a",
+            "premise_type_b",
+            "hypothesis_type_a",
+            "hypothesis_type_b",
+        )
+        if c in items.columns
+    ]
     digest = hashlib.sha1(pd.util.hash_pandas_object(items[columns], index=True).to_numpy().tobytes())
     return digest.hexdigest()
 
@@ -440,18 +462,35 @@ def _register(name: str, variant: str, column: str, description: str) -> None:
 
 for _variant in ("untyped", "typed"):
     _edges = "untyped_edges" if _variant == "untyped" else "teg_edges"
-    _register(f"WeedsPrec ({_variant})", _variant, "weeds_prec",
-              f"Weeds precision of premise entity-pair counts covered by the hypothesis ({_edges}, SQL)")
-    _register(f"invCL ({_variant})", _variant, "inv_cl",
-              f"sqrt(CL(x,y)·(1−CL(y,x))) over entity-pair counts ({_edges}, SQL)")
-    _register(f"WeedsPMI ({_variant})", _variant, "weeds_pmi",
-              f"PMI-weighted Weeds precision, Hosseini et al. 2018 ({_edges}, SQL)")
+    _register(
+        f"WeedsPrec ({_variant})",
+        _variant,
+        "weeds_prec",
+        f"Weeds precision of premise entity-pair counts covered by the hypothesis ({_edges}, SQL)",
+    )
+    _register(
+        f"invCL ({_variant})",
+        _variant,
+        "inv_cl",
+        f"sqrt(CL(x,y)·(1−CL(y,x))) over entity-pair counts ({_edges}, SQL)",
+    )
+    _register(
+        f"WeedsPMI ({_variant})",
+        _variant,
+        "weeds_pmi",
+        f"PMI-weighted Weeds precision, Hosseini et al. 2018 ({_edges}, SQL)",
+    )
     _register(f"Lin ({_variant})", _variant, "lin", f"Lin 1998 similarity of PMI features ({_edges}, SQL)")
-    _register(f"BInc ({_variant})", _variant, "binc",
-              f"sqrt(Lin·WeedsPMI), Szpektor & Dagan 2008 ({_edges}, SQL)")
+    _register(
+        f"BInc ({_variant})", _variant, "binc", f"sqrt(Lin·WeedsPMI), Szpektor & Dagan 2008 ({_edges}, SQL)"
+    )
 
-_register("Sherlock+ESR", "typed", "sherlock_esr",
-          "Relv·σ·esr of the typed pair (InfCand score, else the same formulas on its counts)")
+_register(
+    "Sherlock+ESR",
+    "typed",
+    "sherlock_esr",
+    "Relv·σ·esr of the typed pair (InfCand score, else the same formulas on its counts)",
+)
 
 
 def resolve_keys(items: pd.DataFrame, database_url: str, variant: str) -> pd.DataFrame:

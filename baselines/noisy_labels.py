@@ -51,15 +51,30 @@ def infcand_items(url: str) -> pd.DataFrame:
     for prem_id, hypo_id, alignment, prem, hypo, pa, pb, ha, hb in rows:
         if alignment == "crossed":
             hypo, ha, hb = reverse_path(hypo), hb, ha
-        records.append({
-            "item_id": f"{prem_id}=>{hypo_id}:{alignment}", "dataset": "infcands", "split": "all",
-            "premise_typed_rel_id": prem_id, "hypothesis_typed_rel_id": hypo_id, "alignment": alignment,
-            "premise_path": prem, "hypothesis_path": hypo,
-            "premise_type_a": pa, "premise_type_b": pb, "hypothesis_type_a": ha, "hypothesis_type_b": hb,
-            "is_premise_reversed": is_reversed(prem), "is_hypothesis_reversed": is_reversed(hypo),
-            "premise_text": None, "hypothesis_text": None, "premise_middle": None, "hypothesis_middle": None,
-            "label": False, "extra": {},
-        })
+        records.append(
+            {
+                "item_id": f"{prem_id}=>{hypo_id}:{alignment}",
+                "dataset": "infcands",
+                "split": "all",
+                "premise_typed_rel_id": prem_id,
+                "hypothesis_typed_rel_id": hypo_id,
+                "alignment": alignment,
+                "premise_path": prem,
+                "hypothesis_path": hypo,
+                "premise_type_a": pa,
+                "premise_type_b": pb,
+                "hypothesis_type_a": ha,
+                "hypothesis_type_b": hb,
+                "is_premise_reversed": is_reversed(prem),
+                "is_hypothesis_reversed": is_reversed(hypo),
+                "premise_text": None,
+                "hypothesis_text": None,
+                "premise_middle": None,
+                "hypothesis_middle": None,
+                "label": False,
+                "extra": {},
+            }
+        )
     return pd.DataFrame(records)
 
 
@@ -113,8 +128,9 @@ def choose_best(
     raise RuntimeError("no baseline of results.baseline_scores can score the InfCands: " + "; ".join(reasons))
 
 
-def write_table(url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: str,
-                threshold: float | None, dev_f1: float) -> int:
+def write_table(
+    url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: str, threshold: float | None, dev_f1: float
+) -> int:
     """Replace results.infcand_noisy_labels with these labels (one transaction)."""
     ensure_schema(url)
     with psycopg.connect(url) as conn:
@@ -126,9 +142,19 @@ def write_table(url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: s
             thr = None if threshold is None or math.isnan(float(threshold)) else float(threshold)
             for (_, item), (_, lab) in zip(items.iterrows(), labelled.iterrows(), strict=True):
                 raw = None if np.isnan(lab["raw_score"]) else float(lab["raw_score"])
-                copy.write_row((int(item["premise_typed_rel_id"]), int(item["hypothesis_typed_rel_id"]),
-                                item["alignment"], method, dev_f1, thr, raw, float(lab["score"]),
-                                bool(lab["label"])))
+                copy.write_row(
+                    (
+                        int(item["premise_typed_rel_id"]),
+                        int(item["hypothesis_typed_rel_id"]),
+                        item["alignment"],
+                        method,
+                        dev_f1,
+                        thr,
+                        raw,
+                        float(lab["score"]),
+                        bool(lab["label"]),
+                    )
+                )
     return len(items)
 
 

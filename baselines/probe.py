@@ -129,6 +129,7 @@ def evaluate(model: Pipeline, items: pd.DataFrame) -> dict[str, float]:
 
 # --- the benchmarks the probe is run on (read without spaCy: the features need no parse) -----------
 
+
 def _extra(items: pd.DataFrame, key: str) -> pd.Series:
     return items["extra"].map(lambda e: (e or {}).get(key) if isinstance(e, dict) else None)
 
@@ -162,20 +163,48 @@ def artefact_strength(shared: Path | None = None) -> pd.DataFrame:
     shared = Path(shared or shared_data_dir())
     rows = []
     train, dev = sherliic_splits(shared)
-    rows.append({"benchmark": "SherLIiC-dev", "train": "lm_split=train", "eval": "lm_split=dev",
-                 "n_train": len(train), **evaluate(fit(train), dev)})
+    rows.append(
+        {
+            "benchmark": "SherLIiC-dev",
+            "train": "lm_split=train",
+            "eval": "lm_split=dev",
+            "n_train": len(train),
+            **evaluate(fit(train), dev),
+        }
+    )
     orig_train = levy_holt_file(shared, "orig", "train")
     orig_model = fit(orig_train)
-    rows.append({"benchmark": "Levy/Holt", "train": "orig/train", "eval": "orig/dev",
-                 "n_train": len(orig_train), **evaluate(orig_model, levy_holt_file(shared, "orig", "dev"))})
+    rows.append(
+        {
+            "benchmark": "Levy/Holt",
+            "train": "orig/train",
+            "eval": "orig/dev",
+            "n_train": len(orig_train),
+            **evaluate(orig_model, levy_holt_file(shared, "orig", "dev")),
+        }
+    )
     for folder in levy_holt_folders(shared):
         subset_dev = levy_holt_file(shared, folder, "dev")
         subset_train = levy_holt_file(shared, folder, "train")
         name = _subset_name(folder)
-        rows.append({"benchmark": f"Levy/Holt {name}", "train": "orig/train", "eval": f"{folder}/dev",
-                     "n_train": len(orig_train), **evaluate(orig_model, subset_dev)})
-        rows.append({"benchmark": f"Levy/Holt {name}", "train": f"{folder}/train", "eval": f"{folder}/dev",
-                     "n_train": len(subset_train), **evaluate(fit(subset_train), subset_dev)})
+        rows.append(
+            {
+                "benchmark": f"Levy/Holt {name}",
+                "train": "orig/train",
+                "eval": f"{folder}/dev",
+                "n_train": len(orig_train),
+                **evaluate(orig_model, subset_dev),
+            }
+        )
+        rows.append(
+            {
+                "benchmark": f"Levy/Holt {name}",
+                "train": f"{folder}/train",
+                "eval": f"{folder}/dev",
+                "n_train": len(subset_train),
+                **evaluate(fit(subset_train), subset_dev),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -203,13 +232,16 @@ def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path
         "|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in table.itertuples(index=False):
-        lines.append(f"| {r.benchmark} | {r.train} | {r.eval} | {r.n_train} | {r.n_items} | "
-                     f"{r.positive_rate:.3f} | {r.auc_normalized:.3f} | {r.roc_auc:.3f} |")
+        lines.append(
+            f"| {r.benchmark} | {r.train} | {r.eval} | {r.n_train} | {r.n_items} | "
+            f"{r.positive_rate:.3f} | {r.auc_normalized:.3f} | {r.roc_auc:.3f} |"
+        )
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return csv_path, md_path
 
 
 # --- the registered baseline ---------------------------------------------------------------------------
+
 
 def _training_sets(ctx: Context) -> dict[str, pd.DataFrame]:
     key = ("probe_training_sets", ctx.shared_data)
@@ -252,8 +284,12 @@ def _train_keys(items: pd.DataFrame) -> pd.Index:
     return pd.Index(items["premise_text"].astype(str) + "\t" + items["hypothesis_text"].astype(str))
 
 
-@register("hypothesis-only probe", tunable=True, on_top_of_lemma=False,
-          description="Li et al. 2022 artefact probe: logistic regression on hypothesis lemmas/types/voice")
+@register(
+    "hypothesis-only probe",
+    tunable=True,
+    on_top_of_lemma=False,
+    description="Li et al. 2022 artefact probe: logistic regression on hypothesis lemmas/types/voice",
+)
 def probe_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return score_items(items, _training_sets(ctx))
 
@@ -268,4 +304,3 @@ def main(argv: list[str] | None = None) -> int:
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {csv_path} and {md_path}")
     return 0
-

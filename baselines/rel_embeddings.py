@@ -97,8 +97,9 @@ class _Corpus:
                 yield line.split()
 
 
-def train_embeddings(database_url: str, variant: str, params: TrainParams | None = None,
-                     cache_dir: Path | None = None):
+def train_embeddings(
+    database_url: str, variant: str, params: TrainParams | None = None, cache_dir: Path | None = None
+):
     """The KeyedVectors of `variant` ('typed' | 'untyped'), trained or loaded from the cache."""
     from gensim.models import KeyedVectors, Word2Vec
 
@@ -119,16 +120,25 @@ def train_embeddings(database_url: str, variant: str, params: TrainParams | None
         raise ResourceMissing(f"warehouse {variant} edges are empty: load a corpus and run `make dbt-run`")
     log.info("training %s relation embeddings on %d lines", variant, n_lines)
     model = Word2Vec(
-        _Corpus(corpus_path), vector_size=params.vector_size, sg=1, workers=params.workers,
-        seed=params.seed, min_count=params.min_count,
+        _Corpus(corpus_path),
+        vector_size=params.vector_size,
+        sg=1,
+        workers=params.workers,
+        seed=params.seed,
+        min_count=params.min_count,
     )
     model.wv.save(str(model_path))
     corpus_path.unlink()  # the model is cached; the corpus can be regenerated from the marts
     return model.wv
 
 
-def relation_cosines(items: pd.DataFrame, ctx: Context, variant: str, params: TrainParams | None = None,
-                     cache_dir: Path | None = None) -> pd.Series:
+def relation_cosines(
+    items: pd.DataFrame,
+    ctx: Context,
+    variant: str,
+    params: TrainParams | None = None,
+    cache_dir: Path | None = None,
+) -> pd.Series:
     """Cosine of the premise's and hypothesis' relation vectors; NaN when either has none."""
     key = ("rel_emb", variant, ctx.database_url, params, items_key(items))
     if key in ctx.cache:
@@ -155,8 +165,9 @@ def typed_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return relation_cosines(items, ctx, "typed")
 
 
-@register("untyped_rel_emb", tunable=True,
-          description="cosine of untyped relation vectors (word2vec on the TEG)")
+@register(
+    "untyped_rel_emb", tunable=True, description="cosine of untyped relation vectors (word2vec on the TEG)"
+)
 def untyped_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return relation_cosines(items, ctx, "untyped")
 
@@ -188,6 +199,7 @@ def w2v_untyped_rel(items: pd.DataFrame, ctx: Context) -> pd.Series:
 
 
 # --- type-signature preference --------------------------------------------------------------------
+
 
 def signature(item: pd.Series) -> str | None:
     a, b = item.get("premise_type_a"), item.get("premise_type_b")
@@ -256,8 +268,11 @@ def tsg_scores(items: pd.DataFrame, ctx: Context, preference: dict[str, bool]) -
     return typed.where(use_typed, untyped)
 
 
-@register("w2v+tsg_rel_emb", tunable=True,
-          description="w2v + typed or untyped rel emb per type signature (original preference file)")
+@register(
+    "w2v+tsg_rel_emb",
+    tunable=True,
+    description="w2v + typed or untyped rel emb per type signature (original preference file)",
+)
 def w2v_tsg_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
     from warehouse.settings import shared_data_dir
 
@@ -278,8 +293,11 @@ def sherliic_dev_training_items(ctx: Context) -> pd.DataFrame:
     return sherliic_splits(path)[0]
 
 
-@register("w2v+tsg_rel_emb (learned)", tunable=True,
-          description="w2v + typed or untyped rel emb per type signature (preference learned on our dev)")
+@register(
+    "w2v+tsg_rel_emb (learned)",
+    tunable=True,
+    description="w2v + typed or untyped rel emb per type signature (preference learned on our dev)",
+)
 def w2v_tsg_rel_emb_learned(items: pd.DataFrame, ctx: Context) -> pd.Series:
     key = ("tsg_preference_learned", ctx.database_url)
     if key not in ctx.cache:
