@@ -39,9 +39,9 @@ SPARK_TYPES = {
     "timestamp with time zone": "timestamp",
     "ARRAY": "array<string>",
 }
-# the synthetic TEG built on both engines (issue #11 asks for >= 100k instances; see docs/spark.md for
-# what it costs)
-SYNTHETIC_INSTANCES = int(os.environ.get("SHERLIIC_SPARK_TEST_INSTANCES", "100000"))
+# the synthetic TEG built on both engines: 5k by default (the test's cost stays a few minutes);
+# SHERLIIC_SPARK_TEST_INSTANCES=100000 runs issue #11's 100k (passed in 483 s at load ~9, docs/spark.md)
+SYNTHETIC_INSTANCES = int(os.environ.get("SHERLIIC_SPARK_TEST_INSTANCES", "5000"))
 MARTS = ["relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates"]
 
 
