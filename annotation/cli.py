@@ -3,100 +3,215 @@ page, aggregate judgements into gold labels and export the SherLIiC dev/test CSV
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-from warehouse.errors import DatabaseUnavailable, InputError, print_error
+import click
+
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.settings import OUT_DIR
 
 ANNOTATION_OUT = OUT_DIR / "annotation"
+TASKS = click.Choice(["sherliic", "zeichner"])
+CSV_PATH = click.Path(dir_okay=False, path_type=Path)
 
 
-def _cmd_sample(args: argparse.Namespace) -> int:
+def _task_option(help_text: str = "Annotation task."):
+    return click.option("--task", default="sherliic", show_default=True, type=TASKS, help=help_text)
+
+
+def _json_vars(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise click.BadParameter(f"not JSON: {error}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter("expected a JSON object, e.g. '{\"annotation_min_trust\": 0.8}'")
+    return parsed
+
+
+@click.group(context_settings=CONTEXT)
+@version_option
+def cli() -> None:
+    """Sample InfCands, export/import annotation batches, serve the local annotation page, aggregate
+    judgements into gold labels and export the SherLIiC dev/test CSVs.
+
+    \b
+    A round:
+      sherliic-annotate sample --batch b1 --premises 50
+      sherliic-annotate serve                       (or a crowdsourcing site with out/annotation/b1.csv)
+      sherliic-annotate import results.csv          (judgements from a crowdsourcing site)
+      sherliic-annotate aggregate
+      sherliic-annotate export-dataset
+    """
+
+
+@cli.command()
+@click.option("--batch", required=True, help="Batch name (unique).")
+@click.option("--premises", type=int, default=50, show_default=True, help="Number of premise facts.")
+@click.option("--hypotheses", type=int, default=3, show_default=True, help="Hypotheses per premise.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
+@click.option(
+    "--stratify-by",
+    default="none",
+    show_default=True,
+    type=click.Choice(["none", "alignment", "score_quartile", "hypothesis_rank"]),
+    help="Strata drawn round-robin.",
+)
+@_task_option()
+@click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
+@database_url_option
+def sample(
+    batch: str,
+    premises: int,
+    hypotheses: int,
+    seed: int,
+    stratify_by: str,
+    task: str,
+    out: Path | None,
+    database_url: str | None,
+) -> None:
+    """Sample InfCands into a batch; write its CSV.
+
+    The crowdsourcing CSV has one row per premise with its candidate hypotheses."""
     from annotation.sampling import export_batch_csv, sample_batch
 
     summary = sample_batch(
-        args.batch,
-        args.premises,
-        hypotheses_per_premise=args.hypotheses,
-        seed=args.seed,
-        stratify_by=args.stratify_by,
-        task=args.task,
+        batch,
+        premises,
+        hypotheses_per_premise=hypotheses,
+        seed=seed,
+        stratify_by=stratify_by,
+        task=task,
+        url=database_url,
     )
-    out = Path(args.out) if args.out else ANNOTATION_OUT / f"{args.batch}.csv"
-    n_rows = export_batch_csv(args.batch, out) if summary.n_items else 0
+    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    n_rows = export_batch_csv(batch, out, database_url) if summary.n_items else 0
     print(
         f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
         f"crowdsourcing CSV ({n_rows} rows): {out}"
     )
-    return 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
+@cli.command()
+@click.option("--batch", required=True, help="Batch name.")
+@click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
+@database_url_option
+def export(batch: str, out: Path | None, database_url: str | None) -> None:
+    """Write a batch's crowdsourcing CSV again."""
     from annotation.sampling import export_batch_csv
 
-    out = Path(args.out) if args.out else ANNOTATION_OUT / f"{args.batch}.csv"
-    n_rows = export_batch_csv(args.batch, out)
+    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    n_rows = export_batch_csv(batch, out, database_url)
     print(f"wrote {n_rows} premise rows to {out}")
-    return 0
 
 
-def _cmd_import(args: argparse.Namespace) -> int:
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_task_option()
+@database_url_option
+def import_command(file: Path, task: str, database_url: str | None) -> None:
+    """Import a results CSV of judgements.
+
+    Columns: item_id, worker_id, answer[, the meaningful flags]."""
     from annotation.results import import_results
 
-    n = import_results(Path(args.file), task=args.task)
-    print(f"imported {n} new judgements from {args.file}")
-    return 0
+    n = import_results(file, task=task, url=database_url)
+    print(f"imported {n} new judgements from {file}")
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
+@cli.command()
+@click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1.")
+@click.option("--target", type=int, default=5, show_default=True, help="Judgements wanted per item.")
+@_task_option("Task shown in the printed link.")
+@database_url_option
+def serve(port: int, target: int, task: str, database_url: str | None) -> None:
+    """Serve the annotation page on 127.0.0.1.
+
+    Ctrl-C stops it."""
     from annotation.server import make_server
 
-    server = make_server(port=args.port, target=args.target)
+    server = make_server(database_url, port=port, target=target)
     host, port = server.server_address[:2]
-    print(f"annotation page: http://{host}:{port}/?task={args.task} (Ctrl-C stops)")
+    print(f"annotation page: http://{host}:{port}/?task={task} (Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-    return 0
 
 
-def _cmd_aggregate(args: argparse.Namespace) -> int:
+@cli.command()
+@_task_option()
+@click.option(
+    "--vars",
+    "dbt_vars",
+    callback=_json_vars,
+    metavar="JSON",
+    help="dbt vars as JSON, e.g. '{\"annotation_min_trust\": 0.8}'.",
+)
+@database_url_option
+def aggregate(task: str, dbt_vars: dict | None, database_url: str | None) -> None:
+    """Build the gold labels; print Table 2.
+
+    A dbt build of the annotation marts (trust, gold labels, split), then the Table 2 statistics."""
     from annotation.dataset import aggregate, statistics
 
-    aggregate(dbt_vars=json.loads(args.vars) if args.vars else None)
-    for row in statistics(args.task):
+    aggregate(database_url, dbt_vars=dbt_vars)
+    for row in statistics(task, database_url):
         print(f"{row['split']:>5}  {row['statistic']:<28} {row['value']:g}")
-    return 0
 
 
-def _cmd_export_dataset(args: argparse.Namespace) -> int:
+@cli.command("export-dataset")
+@_task_option()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder (default out/annotation/<task>_dataset).",
+)
+@database_url_option
+def export_dataset(task: str, out: Path | None, database_url: str | None) -> None:
+    """Write the gold items as dev/test CSVs.
+
+    SherLIiC's release layout: dev.csv and test.csv, 22 columns."""
     from annotation.dataset import export_dataset
 
-    out = Path(args.out) if args.out else ANNOTATION_OUT / f"{args.task}_dataset"
-    counts = export_dataset(out, task=args.task)
+    out = out or ANNOTATION_OUT / f"{task}_dataset"
+    counts = export_dataset(out, task=task, url=database_url)
     print(f"wrote dev.csv ({counts['dev']} items) and test.csv ({counts['test']} items) to {out}")
-    return 0
 
 
-def _cmd_render(args: argparse.Namespace) -> int:
+@cli.command()
+@click.argument("path")
+@click.argument("type_a", required=False)
+@click.argument("type_b", required=False)
+def render(path: str, type_a: str | None, type_b: str | None) -> None:
+    """Render a path as an English sentence.
+
+    TYPE_A and TYPE_B (optional) name the arguments' types."""
     from annotation.render import render_relation
 
-    rendering = render_relation(args.path, args.type_a, args.type_b)
-    print(rendering.text)
-    return 0
+    print(render_relation(path, type_a, type_b).text)
 
 
-def _cmd_check_templates(args: argparse.Namespace) -> int:
+@cli.command("check-templates")
+@click.option(
+    "--dev",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Path of sherliic/dev.tsv (default: the shared data folder).",
+)
+def check_templates(dev: Path | None) -> None:
+    """Renderer vs SherLIiC-dev's templates.
+
+    The exact-match rate; the failures go to out/annotation/template_failures.tsv."""
     from annotation.template_check import check_templates
     from warehouse.settings import require_shared_data
 
-    dev = Path(args.dev) if args.dev else require_shared_data() / "sherliic" / "dev.tsv"
+    dev = dev or require_shared_data() / "sherliic" / "dev.tsv"
     result = check_templates(dev)
     print(
         f"exact match: {result.n_exact}/{result.n_templates} templates = {result.rate:.1%}; "
@@ -111,77 +226,11 @@ def _cmd_check_templates(args: argparse.Namespace) -> int:
         for row in result.failures:
             handle.write("\t".join(row) + "\n")
     print(f"failures: {failures}")
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sherliic-annotate", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("sample", help="sample InfCands into a batch and write the crowdsourcing CSV")
-    p.add_argument("--batch", required=True, help="batch name (unique)")
-    p.add_argument("--premises", type=int, default=50, help="number of premise facts (default 50)")
-    p.add_argument("--hypotheses", type=int, default=3, help="candidate hypotheses per premise (default 3)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--stratify-by", default="none", choices=["none", "alignment", "score_quartile", "hypothesis_rank"]
-    )
-    p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
-    p.add_argument("--out", help="CSV path (default out/annotation/<batch>.csv)")
-    p.set_defaults(func=_cmd_sample)
-
-    p = sub.add_parser("export", help="write a batch's crowdsourcing CSV again")
-    p.add_argument("--batch", required=True)
-    p.add_argument("--out")
-    p.set_defaults(func=_cmd_export)
-
-    p = sub.add_parser("import", help="import a results CSV (item_id, worker_id, answer[, meaningful flags])")
-    p.add_argument("file")
-    p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
-    p.set_defaults(func=_cmd_import)
-
-    p = sub.add_parser("serve", help="serve the local annotation page on 127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--target", type=int, default=5, help="judgements wanted per item (default 5)")
-    p.add_argument(
-        "--task", default="sherliic", choices=["sherliic", "zeichner"], help="task shown in the printed link"
-    )
-    p.set_defaults(func=_cmd_serve)
-
-    p = sub.add_parser("aggregate", help="dbt build of the annotation marts; prints the Table 2 statistics")
-    p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
-    p.add_argument("--vars", help="dbt vars as JSON, e.g. '{\"annotation_min_trust\": 0.8}'")
-    p.set_defaults(func=_cmd_aggregate)
-
-    p = sub.add_parser(
-        "export-dataset", help="write the gold items as SherLIiC dev.csv/test.csv (22 columns)"
-    )
-    p.add_argument("--task", default="sherliic", choices=["sherliic", "zeichner"])
-    p.add_argument("--out", help="folder (default out/annotation/<task>_dataset)")
-    p.set_defaults(func=_cmd_export_dataset)
-
-    p = sub.add_parser("render", help="render one path as an English sentence")
-    p.add_argument("path")
-    p.add_argument("type_a", nargs="?")
-    p.add_argument("type_b", nargs="?")
-    p.set_defaults(func=_cmd_render)
-
-    p = sub.add_parser("check-templates", help="exact-match rate of the renderer vs SherLIiC-dev's templates")
-    p.add_argument("--dev", help="path of sherliic/dev.tsv (default: the shared data folder)")
-    p.set_defaults(func=_cmd_check_templates)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (InputError, DatabaseUnavailable) as error:
-        print_error(error)
-        return 2
-    except (ValueError, FileNotFoundError) as error:
-        print_error(error)
-        return 2
+    # the library reports bad arguments (an existing batch name, a malformed path) as ValueError
+    return run(cli, argv, prog_name="sherliic-annotate", user_errors=(ValueError,))
 
 
 if __name__ == "__main__":

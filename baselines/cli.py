@@ -9,10 +9,12 @@ results.baseline_scores.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import pandas as pd
 from tqdm import tqdm
 
@@ -21,11 +23,24 @@ from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
 from baselines.lm.methods import keep_rows
 from baselines.registry import Context, get
 from warehouse import server
-from warehouse.errors import DatabaseUnavailable, InputError, print_error
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
+from warehouse.errors import InputError
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
-def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
+@dataclass(frozen=True)
+class EvaluationOptions:
+    """What an evaluation command loads and reads (the options of `all`/`one`; `make lm` passes its own
+    object with the same attributes)."""
+
+    sherliic_test: str | None = None
+    relation_index: str | None = None
+    levy_holt_test: str | None = None
+    datasets: list[str] | None = None
+    no_load: bool = False
+
+
+def _load_benchmarks(url: str, args: EvaluationOptions) -> None:
     files: list[tuple[Path, str, dict]] = []
     shared = shared_data_dir()
     if shared.is_dir():
@@ -46,7 +61,9 @@ def _load_benchmarks(url: str, args: argparse.Namespace) -> None:
             files.append((test, "sherliic_tsv", {"dataset": "sherliic", "split": "test"}))
     if args.levy_holt_test:
         files += levy_holt_test_files(Path(args.levy_holt_test))
-    for i, (path, fmt, kw) in enumerate(tqdm(files, desc="benchmark files", unit="file")):
+    bar = tqdm(files, unit="file")
+    for i, (path, fmt, kw) in enumerate(bar):
+        bar.set_description(f"benchmark file {path.name}")
         try:
             summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
         except InputError as exc:
@@ -86,11 +103,14 @@ def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
     return cov
 
 
-def prepare_evaluation(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
+def prepare_evaluation(
+    args: EvaluationOptions, database_url: str | None = None
+) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
     """What every evaluation command does first: load the benchmark files (unless --no-load), read the
-    items of the selected datasets, report their coverage and make the baselines' context. None (after
-    a message) when no items are loaded."""
-    url = server.database_url()
+    items of the selected datasets, report their coverage and make the baselines' context, on the
+    database at `database_url` (default: the project's). None (after a message) when no items are
+    loaded."""
+    url = database_url or server.database_url()
     server.ensure_schema(url)
     if not args.no_load:
         _load_benchmarks(url, args)
@@ -104,19 +124,25 @@ def prepare_evaluation(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.
     return url, items, coverage, ctx
 
 
-def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
-    prepared = prepare_evaluation(args)
+def _run(
+    names: list[str],
+    args: EvaluationOptions,
+    out: Path,
+    no_lemma: bool,
+    merge: bool,
+    database_url: str | None,
+) -> int:
+    prepared = prepare_evaluation(args, database_url)
     if prepared is None:
         return 1
     url, items, coverage, ctx = prepared
-    ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
+    ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if no_lemma else None)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
     frame = ev.frame()
-    out = Path(args.out)
     csv_path = out / "baselines.csv"
     if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others
         old = pd.read_csv(csv_path)
@@ -139,71 +165,133 @@ def _run(names: list[str], args: argparse.Namespace, merge: bool) -> int:
     return 1 if ev.failed else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sherliic-baselines", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the registered baselines")
+def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str] | None:
+    """`--datasets a,b --datasets c` -> [a, b, c]; None when not given (every dataset)."""
+    names = [part.strip() for v in value for part in v.split(",") if part.strip()]
+    return names or None
 
-    def run_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--sherliic-test", help="SherLIiC test file: release CSV (22 columns) or the TSV layout"
-        )
-        p.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
-        p.add_argument(
+
+def evaluation_options(function: Callable) -> Callable:
+    """The options of `all` and `one`."""
+    options = [
+        click.option(
+            "--sherliic-test", metavar="PATH", help="SherLIiC test file: release CSV (22 columns) or TSV."
+        ),
+        click.option("--relation-index", metavar="PATH", help="relation_index.tsv for the release CSV."),
+        click.option(
             "--levy-holt-test",
-            help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files",
-        )
-        p.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt zeichner)")
-        p.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
-        p.add_argument("--no-lemma", action="store_true", help="do not combine with Lemma")
-        p.add_argument("--out", default=str(OUT_DIR), help="output folder (default: out/)")
+            metavar="PATH",
+            help="Levy/Holt test file (Teddy-Li layout), or a folder of <subset>/test.txt files.",
+        ),
+        click.option(
+            "--datasets",
+            multiple=True,
+            callback=_comma_list,
+            metavar="NAME[,NAME]",
+            help="Only these datasets (e.g. sherliic,levy_holt,zeichner); repeatable.",
+        ),
+        click.option("--no-load", is_flag=True, help="Use the benchmarks already in the database."),
+        click.option("--no-lemma", is_flag=True, help="Do not combine with Lemma."),
+        click.option(
+            "--out",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=OUT_DIR,
+            show_default=True,
+            help="Output folder.",
+        ),
+        database_url_option,
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
 
-    run_options(sub.add_parser("all", help="run every baseline"))
-    one = sub.add_parser("one", help="run one baseline")
-    one.add_argument("name")
-    run_options(one)
-    load = sub.add_parser("load", help="load one benchmark file into raw.benchmark_items")
-    load.add_argument("file")
-    load.add_argument("--format", required=True, choices=datasets.FORMATS)
-    load.add_argument("--dataset")
-    load.add_argument("--split")
-    load.add_argument("--relation-index")
-    load.add_argument("--replace", action="store_true")
-    args = parser.parse_args(argv)
 
+@click.group(context_settings=CONTEXT)
+@version_option
+def cli() -> None:
+    """Load the benchmarks, run the baselines, write out/baselines.{csv,md}, PR plots and
+    results.baseline_scores.
+
+    Benchmarks come from the shared data folder (SHERLIIC_DATA) and the files given as options.
+
+    \b
+    Examples:
+      sherliic-baselines list
+      sherliic-baselines all --sherliic-test test.csv --relation-index relation_index.tsv
+      sherliic-baselines one Lemma --no-load
+      sherliic-baselines load dev.tsv --format sherliic_tsv --dataset sherliic --split dev
+    """
+
+
+@cli.command("list")
+def list_command() -> None:
+    """List the registered baselines."""
     registry = catalog.load_all()
+    for name in catalog.ordered_names():
+        bl = registry[name]
+        kind = "tunable" if bl.tunable else "non-tunable"
+        print(f"{name:40s} {kind:12s} {bl.description}")
+
+
+@cli.command("all")
+@evaluation_options
+def all_command(out: Path, no_lemma: bool, database_url: str | None, **options) -> int:
+    """Run every baseline.
+
+    Exit code 1 when one of them fails."""
+    return _run(catalog.ordered_names(), EvaluationOptions(**options), out, no_lemma, False, database_url)
+
+
+@cli.command("one")
+@click.argument("name")
+@evaluation_options
+def one_command(name: str, out: Path, no_lemma: bool, database_url: str | None, **options) -> int:
+    """Run one baseline.
+
+    NAME as `list` prints it; its rows replace its old ones in baselines.csv."""
+    catalog.load_all()
     try:
-        if args.command == "list":
-            for name in catalog.ordered_names():
-                bl = registry[name]
-                kind = "tunable" if bl.tunable else "non-tunable"
-                print(f"{name:40s} {kind:12s} {bl.description}")
-            return 0
-        if args.command == "load":
-            s = datasets.load_benchmark(
-                args.file,
-                args.format,
-                dataset=args.dataset,
-                split=args.split,
-                relation_index=args.relation_index,
-                replace=args.replace,
-            )
-            print(
-                f"{'already loaded' if s.skipped else 'loaded'} batch {s.batch_id}: {s.dataset}/{s.split} "
-                f"{s.n_items} items, {s.n_mapped} with both paths"
-            )
-            return 0
-        if args.command == "one":
-            try:
-                get(args.name)
-            except KeyError as exc:
-                print(exc.args[0], file=sys.stderr)
-                return 2
-            return _run([args.name], args, merge=True)
-        return _run(catalog.ordered_names(), args, merge=False)
-    except (InputError, DatabaseUnavailable) as exc:
-        print_error(exc)
-        return 2
+        get(name)
+    except KeyError as exc:
+        raise click.BadParameter(exc.args[0], param_hint="NAME") from None
+    return _run([name], EvaluationOptions(**options), out, no_lemma, True, database_url)
+
+
+@cli.command("load")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", required=True, type=click.Choice(datasets.FORMATS), help="File format.")
+@click.option("--dataset", help="Dataset name (default: from the format).")
+@click.option("--split", help="Split (default: from the file name).")
+@click.option("--relation-index", metavar="PATH", help="relation_index.tsv for the release CSV's ids.")
+@click.option("--replace", is_flag=True, help="Replace an earlier load of the same file.")
+@database_url_option
+def load_command(
+    file: Path,
+    fmt: str,
+    dataset: str | None,
+    split: str | None,
+    relation_index: str | None,
+    replace: bool,
+    database_url: str | None,
+) -> None:
+    """Load one benchmark file into raw.benchmark_items."""
+    s = datasets.load_benchmark(
+        file,
+        fmt,
+        database_url,
+        dataset=dataset,
+        split=split,
+        relation_index=relation_index,
+        replace=replace,
+    )
+    print(
+        f"{'already loaded' if s.skipped else 'loaded'} batch {s.batch_id}: {s.dataset}/{s.split} "
+        f"{s.n_items} items, {s.n_mapped} with both paths"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="sherliic-baselines")
 
 
 if __name__ == "__main__":

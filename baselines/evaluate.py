@@ -180,7 +180,9 @@ def evaluate_many(
 
     out = Evaluation()
     names = list(names)
-    for name in tqdm(names, desc="baselines", unit="baseline", disable=not show_progress):
+    bar = tqdm(names, unit="baseline", disable=not show_progress)
+    for i, name in enumerate(bar, 1):
+        bar.set_description(f"baseline {i}/{len(names)} {name}")
         try:
             out.extend(evaluate_baseline(name, items, ctx, on_top_of_lemma=on_top_of_lemma))
         except ResourceMissing as exc:

