@@ -3,13 +3,12 @@ page, aggregate judgements into gold labels and export the SherLIiC dev/test CSV
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
+from warehouse.command_line import CONTEXT, database_url_option, json_object, run, version_option
 from warehouse.settings import OUT_DIR
 
 ANNOTATION_OUT = OUT_DIR / "annotation"
@@ -19,18 +18,6 @@ CSV_PATH = click.Path(dir_okay=False, path_type=Path)
 
 def _task_option(help_text: str = "Annotation task."):
     return click.option("--task", default="sherliic", show_default=True, type=TASKS, help=help_text)
-
-
-def _json_vars(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
-    if value is None:
-        return None
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as error:
-        raise click.BadParameter(f"not JSON: {error}") from None
-    if not isinstance(parsed, dict):
-        raise click.BadParameter("expected a JSON object, e.g. '{\"annotation_min_trust\": 0.8}'")
-    return parsed
 
 
 @click.group(context_settings=CONTEXT)
@@ -150,7 +137,7 @@ def serve(port: int, target: int, task: str, database_url: str | None) -> None:
 @click.option(
     "--vars",
     "dbt_vars",
-    callback=_json_vars,
+    callback=json_object,
     metavar="JSON",
     help="dbt vars as JSON, e.g. '{\"annotation_min_trust\": 0.8}'.",
 )

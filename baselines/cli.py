@@ -30,14 +30,17 @@ from warehouse.settings import OUT_DIR, shared_data_dir
 
 @dataclass(frozen=True)
 class EvaluationOptions:
-    """What an evaluation command loads and reads (the options of `all`/`one`; `make lm` passes its own
-    object with the same attributes)."""
+    """The options of `all` and `one` (`make lm` passes its own object with the attributes that
+    prepare_evaluation reads)."""
 
     sherliic_test: str | None = None
     relation_index: str | None = None
     levy_holt_test: str | None = None
     datasets: list[str] | None = None
     no_load: bool = False
+    no_lemma: bool = False
+    out: Path = OUT_DIR
+    database_url: str | None = None  # None: DATABASE_URL, else the embedded server
 
 
 def _load_benchmarks(url: str, args: EvaluationOptions) -> None:
@@ -103,14 +106,12 @@ def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
     return cov
 
 
-def prepare_evaluation(
-    args: EvaluationOptions, database_url: str | None = None
-) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
+def prepare_evaluation(args: EvaluationOptions) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
     """What every evaluation command does first: load the benchmark files (unless --no-load), read the
-    items of the selected datasets, report their coverage and make the baselines' context, on the
-    database at `database_url` (default: the project's). None (after a message) when no items are
-    loaded."""
-    url = database_url or server.database_url()
+    items of the selected datasets, report their coverage and make the baselines' context. None (after
+    a message) when no items are loaded."""
+    # --database-url; an options object without the attribute (make lm's) means the project's database
+    url = getattr(args, "database_url", None) or server.database_url()
     server.ensure_schema(url)
     if not args.no_load:
         _load_benchmarks(url, args)
@@ -124,25 +125,19 @@ def prepare_evaluation(
     return url, items, coverage, ctx
 
 
-def _run(
-    names: list[str],
-    args: EvaluationOptions,
-    out: Path,
-    no_lemma: bool,
-    merge: bool,
-    database_url: str | None,
-) -> int:
-    prepared = prepare_evaluation(args, database_url)
+def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
+    prepared = prepare_evaluation(args)
     if prepared is None:
         return 1
     url, items, coverage, ctx = prepared
-    ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if no_lemma else None)
+    ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
     frame = ev.frame()
+    out = Path(args.out)
     csv_path = out / "baselines.csv"
     if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others
         old = pd.read_csv(csv_path)
@@ -235,17 +230,17 @@ def list_command() -> None:
 
 @cli.command("all")
 @evaluation_options
-def all_command(out: Path, no_lemma: bool, database_url: str | None, **options) -> int:
+def all_command(**options) -> int:
     """Run every baseline.
 
     Exit code 1 when one of them fails."""
-    return _run(catalog.ordered_names(), EvaluationOptions(**options), out, no_lemma, False, database_url)
+    return _run(catalog.ordered_names(), EvaluationOptions(**options), merge=False)
 
 
 @cli.command("one")
 @click.argument("name")
 @evaluation_options
-def one_command(name: str, out: Path, no_lemma: bool, database_url: str | None, **options) -> int:
+def one_command(name: str, **options) -> int:
     """Run one baseline.
 
     NAME as `list` prints it; its rows replace its old ones in baselines.csv."""
@@ -254,7 +249,7 @@ def one_command(name: str, out: Path, no_lemma: bool, database_url: str | None, 
         get(name)
     except KeyError as exc:
         raise click.BadParameter(exc.args[0], param_hint="NAME") from None
-    return _run([name], EvaluationOptions(**options), out, no_lemma, True, database_url)
+    return _run([name], EvaluationOptions(**options), merge=True)
 
 
 @cli.command("load")

@@ -22,11 +22,11 @@ lm_split=dev and writes out/combination/{coefficients.csv, combination.md}.
 
 from __future__ import annotations
 
-import argparse
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
 import numpy as np
 import pandas as pd
 from sklearn.linear_model import LogisticRegression
@@ -35,6 +35,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from baselines.registry import REGISTRY, Context, register
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
+from warehouse.errors import print_error
 
 if __name__ == "__main__":
     # `python -m baselines.combination`: run the CLI of the properly imported module, so that its
@@ -267,20 +269,30 @@ def write_report(combo: Combination, summary: dict, out_dir: Path | None = None)
     return csv_path, md_path
 
 
-def main(argv: list[str] | None = None) -> int:
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (default out/combination).",
+)
+@database_url_option
+def cli(out: Path | None, database_url: str | None) -> int:
+    """Fit the learned combination and report its coefficients (`make combination`).
+
+    Logistic regression over the baselines' scores, trained on SherLIiC-dev lm_split=train, evaluated on
+    lm_split=dev; needs the benchmarks loaded (`make baselines`). Exit code 1 when they are not."""
     from baselines.datasets import load_items
     from baselines.metrics import best_f1_threshold, precision_recall_f1
-    from warehouse.server import database_url
+    from warehouse.server import database_url as project_database_url
     from warehouse.settings import shared_data_dir
 
-    parser = argparse.ArgumentParser(description="Fit the learned combination and report its coefficients")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args(argv)
-    url = database_url()
+    url = database_url or project_database_url()
     items = load_items(url, datasets=["sherliic"])
     items = items[items["split"] == "dev"]
     if items.empty:
-        raise SystemExit("no SherLIiC-dev items loaded: run `make baselines` (it loads the benchmarks) first")
+        print_error("no SherLIiC-dev items loaded: run `make baselines` (it loads the benchmarks) first")
+        return 1
     ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
     scores = baseline_scores(items, ctx)
     split = lm_split(items)
@@ -298,6 +310,10 @@ def main(argv: list[str] | None = None) -> int:
         "n_dev": int(dev.sum()),
         "n_train": int(train.sum()),
     }
-    csv_path, md_path = write_report(combo, summary, args.out)
+    csv_path, md_path = write_report(combo, summary, out)
     print(md_path.read_text(encoding="utf-8"))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m baselines.combination")

@@ -15,13 +15,14 @@ Result: results.infcand_noisy_labels (replaced as a whole in one transaction).
 
 from __future__ import annotations
 
-import argparse
 import math
 
+import click
 import numpy as np
 import pandas as pd
 
 from baselines.registry import REGISTRY, Context
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.server import connect, ensure_schema
 
 # The probe and the combination need benchmark text, labels or lm_split (not computable for an InfCand);
@@ -178,18 +179,26 @@ def build(url: str, ctx: Context, method: str | None = None) -> tuple[str, int, 
     return chosen, n, int(labelled["label"].sum()) if n else 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    from warehouse.server import database_url
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option("--method", help="Use this baseline instead of the best by SherLIiC dev F1.")
+@database_url_option
+def cli(method: str | None, database_url: str | None) -> None:
+    """Noisy labels for every InfCand from the best dev baseline (`make noisy-labels`).
+
+    Writes results.infcand_noisy_labels; needs `make baselines` first (results.baseline_scores)."""
+    from warehouse.server import database_url as project_database_url
     from warehouse.settings import shared_data_dir
 
-    parser = argparse.ArgumentParser(description="Noisy labels for every InfCand from the best dev baseline")
-    parser.add_argument("--method", help="use this baseline instead of the best by SherLIiC dev F1")
-    args = parser.parse_args(argv)
-    url = database_url()
+    url = database_url or project_database_url()
     ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
-    method, n, n_pos = build(url, ctx, args.method)
+    method, n, n_pos = build(url, ctx, method)
     print(f"results.infcand_noisy_labels: {n} InfCands labelled by {method!r}, {n_pos} yes")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    # the library names a missing prerequisite (`make dbt-run`, `make baselines` first) as RuntimeError
+    return run(cli, argv, prog_name="python -m baselines.noisy_labels", user_errors=(RuntimeError,))
 
 
 if __name__ == "__main__":

@@ -23,11 +23,11 @@ model that saw its label.
 
 from __future__ import annotations
 
-import argparse
 import re
 from functools import lru_cache
 from pathlib import Path
 
+import click
 import numpy as np
 import pandas as pd
 from sklearn.feature_extraction import DictVectorizer
@@ -38,6 +38,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
+from warehouse.command_line import CONTEXT, run, version_option
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 if __name__ == "__main__":
@@ -293,13 +294,26 @@ def probe_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return score_items(items, _training_sets(ctx))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Hypothesis-only probe: artefact strength per benchmark")
-    parser.add_argument("--shared-data", type=Path, default=None)
-    parser.add_argument("--out", type=Path, default=None, help="output folder (default out/probe)")
-    args = parser.parse_args(argv)
-    table = artefact_strength(args.shared_data)
-    csv_path, md_path = write_report(table, args.out)
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option(
+    "--shared-data",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The shared data folder (default: SHERLIIC_DATA, else ../shared/data).",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default out/probe)."
+)
+def cli(shared_data: Path | None, out: Path | None) -> None:
+    """Hypothesis-only probe (`make probe`): artefact strength per benchmark.
+
+    A classifier that never sees the premise, trained and evaluated on the benchmark files; writes
+    probe.csv and probe.md."""
+    table = artefact_strength(shared_data)
+    csv_path, md_path = write_report(table, out)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {csv_path} and {md_path}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m baselines.probe")

@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 import uuid
 from pathlib import Path
 
+import click
 import numpy as np
 import pandas as pd
 import psycopg
@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from baselines.distributional import compute_scores
 from warehouse import server
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 # Synthetic graph: clusters of relations sharing a pool of entity pairs, so item pairs overlap.
@@ -247,28 +248,38 @@ def write(result: dict, out_dir: Path) -> tuple[Path, Path]:
     return json_path, md_path
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--relations", type=int, default=40_000)
-    parser.add_argument("--cluster-size", type=int, default=10)
-    parser.add_argument("--pool", type=int, default=500, help="entity pairs per cluster of relations")
-    parser.add_argument("--edges-per-relation", type=int, default=50)
-    parser.add_argument("--items", type=int, default=996, help="item pairs (SherLIiC-dev has 996)")
-    parser.add_argument("--skip-all-baselines", action="store_true")
-    parser.add_argument("--url", help="database with the marts for part 1 (default: the project's database)")
-    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
-    args = parser.parse_args(argv)
-    result = {
-        "sql_vs_dense": bench_sql_vs_dense(
-            args.relations, args.cluster_size, args.pool, args.edges_per_relation, args.items
-        )
-    }
-    if not args.skip_all_baselines:
-        result["all_baselines"] = bench_all_baselines(args.url or server.database_url())
-    json_path, md_path = write(result, args.out)
+@click.command(context_settings=CONTEXT, help=__doc__.splitlines()[0])
+@version_option
+@click.option("--relations", type=int, default=40_000, show_default=True)
+@click.option("--cluster-size", type=int, default=10, show_default=True)
+@click.option("--pool", type=int, default=500, show_default=True, help="Entity pairs per relation cluster.")
+@click.option("--edges-per-relation", type=int, default=50, show_default=True)
+@click.option("--items", type=int, default=996, show_default=True, help="Item pairs (SherLIiC-dev has 996).")
+@click.option("--skip-all-baselines", is_flag=True, help="Only the SQL vs dense Python part.")
+@database_url_option
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+)
+def cli(
+    relations: int,
+    cluster_size: int,
+    pool: int,
+    edges_per_relation: int,
+    items: int,
+    skip_all_baselines: bool,
+    database_url: str | None,
+    out: Path,
+) -> None:
+    result = {"sql_vs_dense": bench_sql_vs_dense(relations, cluster_size, pool, edges_per_relation, items)}
+    if not skip_all_baselines:  # on the database with the marts
+        result["all_baselines"] = bench_all_baselines(database_url or server.database_url())
+    json_path, md_path = write(result, out)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {json_path} and {md_path}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m benchmarks.bench_baselines")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ marts against it. Writes out/bench/candidates.json and out/bench/candidates.md a
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -22,12 +21,16 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import click
 import psutil
 
 from warehouse import server
+from warehouse.command_line import CONTEXT, json_object, run, version_option
 from warehouse.dbt import run_dbt
+from warehouse.errors import print_error
 from warehouse.settings import OUT_DIR
 from warehouse.synthetic_teg import GeneratorConfig, generate
 
@@ -167,7 +170,7 @@ def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
     }
 
 
-def bench_size(n_instances: int, args, dbt_vars: dict) -> dict:
+def bench_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
     name = f"sherliic_bench_{n_instances}"
     server.drop_database(name)
     server.create_database(name)
@@ -295,52 +298,88 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.bench_candidates", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument(
-        "--sizes",
-        default="1000000,5000000,20000000",
-        help="comma-separated numbers of relation instances (default: 1M,5M,20M)",
-    )
-    parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
-    parser.add_argument(
-        "--entity-zipf",
-        type=float,
-        default=GeneratorConfig.entity_zipf,
-        help="larger = heavier hub tail (Σn²)",
-    )
-    parser.add_argument("--global-share", type=float, default=GeneratorConfig.global_share)
-    parser.add_argument(
-        "--reference-max",
-        type=int,
-        default=20_000_000,
-        help="run the Python reference up to this many instances (0: never)",
-    )
-    parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
-    parser.add_argument("--keep", action="store_true", help="keep the bench databases")
-    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
-    args = parser.parse_args(argv)
-    sizes = sorted(int(s) for s in args.sizes.split(","))
-    dbt_vars = json.loads(args.vars)
+@dataclass(frozen=True)
+class Options:
+    """The command's options, as bench_size and write_report read them."""
+
+    sizes: list[int]
+    relations: int
+    seed: int
+    relation_zipf: float
+    entity_zipf: float
+    global_share: float
+    reference_max: int
+    keep: bool
+    out: Path
+
+
+def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
+    try:
+        return sorted(int(s) for s in value.split(",") if s.strip())
+    except ValueError:
+        raise click.BadParameter(f"comma-separated integers, got {value!r}") from None
+
+
+@click.command(context_settings=CONTEXT, help=__doc__.split("\n")[0])
+@version_option
+@click.option(
+    "--sizes",
+    default="1000000,5000000,20000000",
+    show_default=True,
+    callback=_sizes,
+    help="Comma-separated numbers of relation instances.",
+)
+@click.option("--relations", type=int, default=GeneratorConfig.n_relations, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf, show_default=True)
+@click.option(
+    "--entity-zipf",
+    type=float,
+    default=GeneratorConfig.entity_zipf,
+    show_default=True,
+    help="Larger = heavier hub tail (Σn²).",
+)
+@click.option("--global-share", type=float, default=GeneratorConfig.global_share, show_default=True)
+@click.option(
+    "--reference-max",
+    type=int,
+    default=20_000_000,
+    show_default=True,
+    help="Run the Python reference up to this many instances (0: never).",
+)
+@click.option(
+    "--vars",
+    "dbt_vars",
+    default="{}",
+    callback=json_object,
+    help="dbt vars as JSON (default: the paper's thresholds).",
+)
+@click.option("--keep", is_flag=True, help="Keep the bench databases.")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+)
+def cli(dbt_vars: dict, **options) -> int:
+    args = Options(**options)
     rows, failed = [], []
-    for n in sizes:
+    for n in args.sizes:
         try:
             rows.append(bench_size(n, args, dbt_vars))
         except Exception as exc:  # keep the sizes measured so far; report the failure
             print(f"[{n:,}] FAILED: {exc}", flush=True)
             failed.append({"instances": n, "error": repr(exc)})
         if rows:  # write after every size, so a long run that is stopped keeps what it measured
-            write_report(rows, failed, args, dbt_vars, final=n == sizes[-1])
+            write_report(rows, failed, args, dbt_vars, final=n == args.sizes[-1])
     if not rows:
-        raise SystemExit("no size completed: " + json.dumps(failed))
+        print_error("no size completed: " + json.dumps(failed))
+        return 1
     return 0
 
 
-def write_report(rows: list[dict], failed: list[dict], args, dbt_vars: dict, final: bool) -> None:
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m benchmarks.bench_candidates")
+
+
+def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: dict, final: bool) -> None:
     largest = rows[-1]
     both = [r for r in rows if "reference" in r]
     verdict = "NOT met" if largest["sql"]["wall_s"] > 1200 else "met"

@@ -11,7 +11,6 @@ the shared data is present. Writes out/bench/extract.json and out/bench/extract.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
@@ -20,8 +19,11 @@ import time
 import uuid
 from pathlib import Path
 
+import click
+
 from deppath.records import Document, ExtractionResult, Mention, PathInstance
-from warehouse import server
+from warehouse import command_line, server
+from warehouse.command_line import CONTEXT, version_option
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
@@ -189,23 +191,26 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=3000, help="documents (default 3000)")
-    parser.add_argument("--copy-sentences", type=int, default=50000, help="synthetic sentences for COPY")
-    parser.add_argument(
-        "--repeats", type=int, default=2, help="interleaved repeats, best of each (default 2)"
-    )
-    parser.add_argument("--no-fidelity", action="store_true")
-    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
-    args = parser.parse_args(argv)
-    result = run(args.n, args.copy_sentences, not args.no_fidelity, args.repeats)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "extract.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
+@click.command(context_settings=CONTEXT, help=__doc__.split("\n\n")[0])
+@version_option
+@click.option("--n", type=int, default=3000, show_default=True, help="Documents.")
+@click.option("--copy-sentences", type=int, default=50000, show_default=True, help="Sentences for COPY.")
+@click.option("--repeats", type=int, default=2, show_default=True, help="Interleaved repeats, best of each.")
+@click.option("--no-fidelity", is_flag=True, help="Skip the SherLIiC path-fidelity part.")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+)
+def cli(n: int, copy_sentences: int, repeats: int, no_fidelity: bool, out: Path) -> None:
+    result = run(n, copy_sentences, not no_fidelity, repeats)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "extract.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     text = markdown(result)
-    (args.out / "extract.md").write_text(text, encoding="utf-8")
+    (out / "extract.md").write_text(text, encoding="utf-8")
     print(text)
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command_line.run(cli, argv, prog_name="python -m benchmarks.bench_extract")
 
 
 if __name__ == "__main__":

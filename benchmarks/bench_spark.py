@@ -15,7 +15,6 @@ Writes out/bench/spark.json and out/bench/spark.md. ARGS: --docs-size N (demo ge
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -25,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import click
 import psutil
 import pyarrow.parquet as pq
 
@@ -34,6 +34,7 @@ from extract.batches import load_corpus
 from extract.formats import reader
 from extract.pipeline import Extraction
 from warehouse import server
+from warehouse.command_line import CONTEXT, json_object, run, version_option
 from warehouse.dbt import run_dbt
 from warehouse.settings import OUT_DIR
 from warehouse.synthetic_teg import GeneratorConfig, generate
@@ -412,34 +413,47 @@ def dbt_markdown(rows: list[dict]) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.bench_spark", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument(
-        "--docs-size", type=int, default=120, help="demo generator size (~25 documents per unit)"
-    )
-    parser.add_argument("--sizes", default="1000000", help="synthetic TEG sizes, comma-separated")
-    parser.add_argument("--vars", default="{}", help="dbt vars as JSON (default: the paper's thresholds)")
-    parser.add_argument("--skip-extraction", action="store_true")
-    parser.add_argument("--out", type=Path, default=OUT_DIR / "bench")
-    parser.add_argument("--repeats", type=int, default=3, help="task-scaling repeats (interleaved)")
-    parser.add_argument("--scaling-child", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.scaling_child:
-        _scaling_child(args.scaling_child, args.repeats)
-        return 0
-    dbt_vars = json.loads(args.vars)
+@click.command(context_settings=CONTEXT, help=__doc__.splitlines()[0])
+@version_option
+@click.option(
+    "--docs-size", type=int, default=120, show_default=True, help="Demo generator size (~25 docs a unit)."
+)
+@click.option("--sizes", default="1000000", show_default=True, help="Synthetic TEG sizes, comma-separated.")
+@click.option(
+    "--vars",
+    "dbt_vars",
+    default="{}",
+    callback=json_object,
+    help="dbt vars as JSON (default: the paper's thresholds).",
+)
+@click.option("--skip-extraction", is_flag=True)
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+)
+@click.option("--repeats", type=int, default=3, show_default=True, help="Task-scaling repeats (interleaved).")
+@click.option("--scaling-child", type=click.Path(path_type=Path), hidden=True)
+def cli(
+    docs_size: int,
+    sizes: str,
+    dbt_vars: dict,
+    skip_extraction: bool,
+    out: Path,
+    repeats: int,
+    scaling_child: Path | None,
+) -> None:
+    if scaling_child:
+        _scaling_child(scaling_child, repeats)
+        return
     report: dict = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
         "dbt_vars": dbt_vars,
     }
     work = Path(tempfile.mkdtemp(prefix="bench_spark_"))
     try:
-        if not args.skip_extraction:
-            report["extraction"] = bench_extraction(args.docs_size, work, args.repeats)
-        report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in args.sizes.split(",") if n]
-        previous = args.out / "spark.json"
+        if not skip_extraction:
+            report["extraction"] = bench_extraction(docs_size, work, repeats)
+        report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in sizes.split(",") if n]
+        previous = out / "spark.json"
         if not report["dbt"] and previous.exists():  # --sizes '': keep the last run's dbt figures
             report["dbt"] = json.loads(previous.read_text()).get("dbt", [])
             report["dbt_from_previous_run"] = True
@@ -447,11 +461,14 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     if "extraction" in report and report["dbt"]:
         report["projection"] = projection(report)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "spark.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "spark.md").write_text(markdown(report))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "spark.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "spark.md").write_text(markdown(report))
     print(markdown(report))
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m benchmarks.bench_spark")
 
 
 if __name__ == "__main__":

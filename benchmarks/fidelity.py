@@ -24,15 +24,17 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import click
+
 from deppath.parsing import load_nlp, parse_documents, token_span
 from deppath.paths import DepSentence, labels_of, lemmas_of, path_between, repair_mentions, reverse_path
 from deppath.records import Document, Mention
+from warehouse.command_line import CONTEXT, run, version_option
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -309,7 +311,13 @@ def sherliic_fidelity(shared_data_dir: Path | str, *, merge_mentions: bool = Fal
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option("-v", "--verbose", is_flag=True, help="List every failure (default: the first 15).")
+def cli(verbose: bool) -> None:
+    """Exact-match rate of our dependency paths against SherLIiC-dev's (`make fidelity`).
+
+    Needs the shared data folder; writes out/bench/fidelity.json."""
     from warehouse.settings import OUT_DIR, require_shared_data
 
     report = sherliic_fidelity(require_shared_data())
@@ -330,14 +338,16 @@ def main(argv: list[str] | None = None) -> int:
     print("failure classes:")
     for cls, count in report["failure_classes"].items():
         print(f"  {cls:28s} {count}")
-    verbose = argv is not None and "-v" in argv or "-v" in sys.argv[1:]
     for ex in report["failures"][: None if verbose else 15]:
         print(
             f"  [{ex['class']}] {ex['id']} {ex['side']}: {ex['text']!r}\n"
             f"      gold {ex['gold']}\n      ours {ex['ours']}"
         )
     print(f"written: {out}")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m benchmarks.fidelity")
 
 
 if __name__ == "__main__":

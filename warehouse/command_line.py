@@ -19,6 +19,7 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
@@ -86,6 +87,19 @@ def engine_option(function: F) -> F:
         callback=_given_on_the_command_line,
         help="Where the warehouse lives (default: SHERLIIC_ENGINE, else postgres).",
     )(function)
+
+
+def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
+    """Callback of an option taking a JSON object (dbt vars): the dict, or a usage error."""
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise click.BadParameter(f"not JSON: {error}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter(f"expected a JSON object such as '{{\"r_min\": 3}}', got {value!r}")
+    return parsed
 
 
 def check_engine_and_url(engine: str | None, database_url: str | None) -> None:

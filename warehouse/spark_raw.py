@@ -8,11 +8,13 @@ on both engines can be compared row for row (`python -m warehouse.spark_raw copy
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Iterator
 
+import click
+
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.server import SCHEMA_DIR, connect, database_url
 
 SPARK_SCHEMA_FILE = SCHEMA_DIR / "spark" / "raw.sql"
@@ -78,29 +80,40 @@ def copy_raw_tables(spark, url: str | None = None, tables: list[str] | None = No
     return counts
 
 
-def main(argv: list[str] | None = None) -> int:
+@click.group(context_settings=CONTEXT)
+@version_option
+def cli() -> None:
+    """The raw schema in the local Spark catalog (SHERLIIC_ENGINE=spark; `make spark-deps`)."""
+
+
+@cli.command()
+def init() -> None:
+    """Create the Spark raw tables (idempotent)."""
     from warehouse.engine import spark_session
 
-    parser = argparse.ArgumentParser(
-        prog="python -m warehouse.spark_raw", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument(
-        "command",
-        choices=["init", "copy"],
-        help="init: create the Spark raw tables; copy: replace them by the raw.* rows of the Postgres "
-        "database (DATABASE_URL or embedded)",
-    )
-    args = parser.parse_args(argv)
     spark = spark_session("sherliic-raw")
     try:
-        if args.command == "init":
-            apply_spark_schema(spark)
-        else:
-            for table, n in copy_raw_tables(spark).items():
-                print(f"raw.{table}: {n} rows")
+        apply_spark_schema(spark)
     finally:
         spark.stop()
-    return 0
+
+
+@cli.command()
+@database_url_option
+def copy(database_url: str | None) -> None:
+    """Replace the Spark raw tables by a Postgres database's raw.* rows."""
+    from warehouse.engine import spark_session
+
+    spark = spark_session("sherliic-raw")
+    try:
+        for table, n in copy_raw_tables(spark, database_url).items():
+            print(f"raw.{table}: {n} rows")
+    finally:
+        spark.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m warehouse.spark_raw")
 
 
 if __name__ == "__main__":

@@ -14,12 +14,11 @@ Shape of the graph (all distributions seeded, numpy vectorised):
   straight (B(x,y)) or crossed (B(y,x), B gets the swapped signature), so that inference candidates
   exist at the paper's default thresholds.
 
-CLI: `python -m warehouse.synthetic_teg --instances N --relations M --seed S [--url URL]`.
+CLI: `python -m warehouse.synthetic_teg --instances N --relations M --seed S [--database-url URL]`.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -27,9 +26,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
+import click
 import numpy as np
 from tqdm import tqdm
 
+from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.server import connect, ensure_schema
 
 GENERATOR_VERSION = 1
@@ -367,43 +368,68 @@ def generate(
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m warehouse.synthetic_teg",
-        description="Generate a synthetic typed event graph and COPY it into the raw schema.",
-    )
-    parser.add_argument("--instances", type=int, default=GeneratorConfig.n_instances)
-    parser.add_argument("--relations", type=int, default=GeneratorConfig.n_relations)
-    parser.add_argument("--entities", type=int, default=None, help="default: instances // 8")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf)
-    parser.add_argument(
-        "--entity-zipf",
-        type=float,
-        default=GeneratorConfig.entity_zipf,
-        help="larger = heavier hub tail (Σn²)",
-    )
-    parser.add_argument(
-        "--global-share",
-        type=float,
-        default=GeneratorConfig.global_share,
-        help="share of arguments from the global popularity order (hubs)",
-    )
-    parser.add_argument("--url", default=None, help="database URL (default: the project's database)")
-    parser.add_argument("--replace", action="store_true", help="replace a batch with the same settings")
-    args = parser.parse_args(argv)
+@click.command(context_settings=CONTEXT)
+@version_option
+@click.option(
+    "--instances", type=int, default=GeneratorConfig.n_instances, show_default=True, help="Instances."
+)
+@click.option(
+    "--relations", type=int, default=GeneratorConfig.n_relations, show_default=True, help="Relations (paths)."
+)
+@click.option("--entities", type=int, default=None, help="Default: instances // 8 (at least 200).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
+@click.option(
+    "--relation-zipf",
+    type=float,
+    default=GeneratorConfig.relation_zipf,
+    show_default=True,
+    help="Exponent of relation size vs rank.",
+)
+@click.option(
+    "--entity-zipf",
+    type=float,
+    default=GeneratorConfig.entity_zipf,
+    show_default=True,
+    help="Larger = heavier hub tail (Σn²).",
+)
+@click.option(
+    "--global-share",
+    type=float,
+    default=GeneratorConfig.global_share,
+    show_default=True,
+    help="Share of arguments from the global popularity order (hubs).",
+)
+@click.option("--replace", is_flag=True, help="Replace a batch with the same settings.")
+@database_url_option
+def cli(
+    instances: int,
+    relations: int,
+    entities: int | None,
+    seed: int,
+    relation_zipf: float,
+    entity_zipf: float,
+    global_share: float,
+    replace: bool,
+    database_url: str | None,
+) -> None:
+    """Generate a synthetic typed event graph and COPY it into the raw schema.
+
+    One load batch (source format 'synthetic'); prints its summary as JSON."""
     config = GeneratorConfig(
-        n_instances=args.instances,
-        n_relations=args.relations,
-        seed=args.seed,
-        n_entities=args.entities,
-        relation_zipf=args.relation_zipf,
-        entity_zipf=args.entity_zipf,
-        global_share=args.global_share,
+        n_instances=instances,
+        n_relations=relations,
+        seed=seed,
+        n_entities=entities,
+        relation_zipf=relation_zipf,
+        entity_zipf=entity_zipf,
+        global_share=global_share,
     )
-    summary = generate(config, args.url, replace=args.replace)
+    summary = generate(config, database_url, replace=replace)
     print(json.dumps(summary.as_dict(), indent=2))
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m warehouse.synthetic_teg")
 
 
 if __name__ == "__main__":
