@@ -270,16 +270,20 @@ def start(database_url: str | None) -> None:
 
     The embedded server starts unless a URL is given (--database-url, DATABASE_URL); the database and its
     raw and results schemas are created or updated."""
-    url = database_url or _project_database_url()
-    apply_schema(url)
-    print(f"database ready: {url}")
+    _prepare(database_url)
 
 
 @cli.command()
 @database_url_option
 def init(database_url: str | None) -> None:
     """Create or update the schemas (the same as `start`)."""
-    start.callback(database_url)
+    _prepare(database_url)
+
+
+def _prepare(database_url: str | None) -> None:
+    url = database_url or _project_database_url()
+    apply_schema(url)
+    print(f"database ready: {url}")
 
 
 @cli.command()
