@@ -515,7 +515,7 @@ def cli(
             processes=processes,
             console=console,
             dbt_verbose=dbt_verbose,
-            engine=engine.lower() if engine else None,
+            engine=engine,
         )
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)

@@ -104,7 +104,7 @@ def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -
 
 def check_engine_and_url(engine: str | None, database_url: str | None) -> None:
     """--engine spark with --database-url is a contradiction: the URL names a Postgres database."""
-    if engine and engine.lower() == "spark" and database_url:
+    if engine == "spark" and database_url:
         raise click.UsageError("--database-url names a Postgres database; it cannot go with --engine spark")
 
 

@@ -85,11 +85,7 @@ VERSION_MESSAGE = (
         "allow_interspersed_args": False,
     },
 )
-@click.version_option(
-    package_version(),
-    "--version",
-    message=VERSION_MESSAGE,
-)
+@click.version_option(package_version(), "--version", message=VERSION_MESSAGE)
 @database_url_option
 @engine_option
 @click.argument("dbt_args", nargs=-1, type=click.UNPROCESSED, metavar="DBT_COMMAND [DBT_ARGS]...")
@@ -122,7 +118,7 @@ def cli(database_url: str | None, engine: str | None, dbt_args: tuple[str, ...])
         raise click.UsageError(f"{ours[0].split('=')[0]} goes before the dbt command (see --help)")
     if not dbt_args:
         raise click.UsageError("missing the dbt command (e.g. `sherliic-dbt build`); see --help")
-    return run_dbt(list(dbt_args), database_url, check=False, engine=engine.lower() if engine else None)
+    return run_dbt(list(dbt_args), database_url, check=False, engine=engine)
 
 
 def main(argv: list[str] | None = None) -> int:

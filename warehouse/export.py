@@ -281,7 +281,7 @@ def cli(out: Path, database_url: str | None, engine: str | None) -> int:
     into OUT (formats: docs/design.md §5.4). Exit code 1 when the marts are missing."""
     check_engine_and_url(engine, database_url)
     try:
-        summary = export(out, database_url, engine.lower() if engine else None)
+        summary = export(out, database_url, engine)
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except RuntimeError as error:
