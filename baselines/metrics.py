@@ -26,9 +26,8 @@ Conventions
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.metrics import precision_recall_curve, roc_auc_score
