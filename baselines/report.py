@@ -288,7 +288,7 @@ class Figure:
     family: str
     dataset: str
     split: str
-    drawn: list[tuple[str, np.ndarray, np.ndarray]]  # (method, labels, scores)
+    drawn: list[tuple[str, np.ndarray, np.ndarray]]  # (legend label, labels, scores)
     left_out: list[str]  # "method (covered/items)"
 
     @property
@@ -298,7 +298,8 @@ class Figure:
 
 def plot_plan(evaluation: Evaluation) -> list[Figure]:
     """The figures plot_curves draws: per family and dataset/split, the methods covering at least
-    MIN_COVERAGE of the items; a family with none of them on a split gets no figure."""
+    MIN_COVERAGE of the items (methods with identical scores as one curve, labelled "A = B"); a family
+    with none of them on a split gets no figure."""
     from baselines.catalog import family
 
     coverage = {
@@ -312,10 +313,17 @@ def plot_plan(evaluation: Evaluation) -> list[Figure]:
         drawn, left_out = [], []
         for method, labels, scores in curves:
             n_covered, n_items = coverage[(method, dataset, split)]
-            if covered_enough(n_covered, n_items):
+            if not covered_enough(n_covered, n_items):
+                left_out.append(f"{method} ({n_covered}/{n_items})")
+                continue
+            # a method scoring exactly like one already drawn shares its curve and legend entry (e.g.
+            # w2v+typed_rel = word2vec where no relation vector exists): drawn twice, one would hide the other
+            twin = next((i for i, d in enumerate(drawn) if np.array_equal(d[2], scores)), None)
+            if twin is None:
                 drawn.append((method, labels, scores))
             else:
-                left_out.append(f"{method} ({n_covered}/{n_items})")
+                name, twin_labels, twin_scores = drawn[twin]
+                drawn[twin] = (f"{name} = {method}", twin_labels, twin_scores)
         if drawn:
             figures.append(Figure(fam, dataset, split, drawn, left_out))
     return figures

@@ -110,6 +110,7 @@ def _evaluation() -> Evaluation:
         ("Lemma", 4, [1.0, 0.0, 0.0, 0.0]),
         ("Berant I", 4, [1.0, 0.0, 1.0, 0.0]),
         ("word2vec (GloVe 6B 50d substitute)", 3, [0.9, 0.2, 0.6, 0.4]),
+        ("w2v+typed_rel", 3, [0.9, 0.2, 0.6, 0.4]),  # identical scores: one curve, one legend entry
         ("typed_rel_emb", 1, [0.9, 0.1, 0.1, 0.1]),  # covers 1 of 4: left out of the vectors figure
         ("Sherlock+ESR", 0, [0.0, 0.0, 0.0, 0.0]),  # the graph family has nothing to draw: no figure
     ]:
@@ -124,7 +125,7 @@ def test_plots_one_figure_per_family_without_uncovered_methods(tmp_path):
     assert set(plan) == {"rules/pr_sherliic_dev.png", "vectors/pr_sherliic_dev.png"}
     assert [m for m, _, _ in plan["rules/pr_sherliic_dev.png"].drawn] == ["Lemma", "Berant I"]
     vectors = plan["vectors/pr_sherliic_dev.png"]
-    assert [m for m, _, _ in vectors.drawn] == ["word2vec (GloVe 6B 50d substitute)"]
+    assert [m for m, _, _ in vectors.drawn] == ["word2vec (GloVe 6B 50d substitute) = w2v+typed_rel"]
     assert vectors.left_out == ["typed_rel_emb (1/4)"]
     written = report.plot_curves(ev, tmp_path)
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(plan)
