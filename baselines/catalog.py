@@ -46,6 +46,28 @@ TABLE3_ORDER = (
 )
 
 
+# The families of the report's PR plots (baselines.report.plot_curves), by the module that registers a
+# method: one figure per family keeps each legend short and the curves comparable.
+FAMILIES = {
+    "baselines.lemma": "rules",
+    "baselines.rules": "rules",
+    "baselines.word_vectors": "vectors",
+    "baselines.rel_embeddings": "vectors",
+    "baselines.distributional": "graph",
+    "baselines.lm.methods": "lm",
+    "baselines.combination": "combination",
+    "baselines.probe": "combination",  # also a learned model (over hypothesis features)
+}
+
+
+def family(name: str) -> str:
+    """The plot family of a method: rules, vectors, graph, lm, combination; "other" if unregistered."""
+    load_all()
+    baseline = REGISTRY.get(name)
+    module = getattr(baseline.score, "__module__", "") if baseline else ""
+    return FAMILIES.get(module, "lm" if name.startswith("lm:") else "other")
+
+
 def load_all() -> dict:
     """Import all baseline modules and return the registry."""
     for module in (*CORE_MODULES, *GRAPH_MODULES, *LM_MODULES):

@@ -145,8 +145,9 @@ def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
         old = old[[k not in keys for k in zip(old.method, old.dataset, old.split, strict=True)]]
         frame = pd.concat([old, frame], ignore_index=True)[RESULT_COLUMNS]
     report.write_csv(frame, csv_path)
+    sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir())
     (out / "baselines.md").write_text(
-        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage)
+        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
     )
     plots = report.plot_curves(ev, out / "plots")
     store_results(ev.frame(), url)

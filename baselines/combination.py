@@ -16,8 +16,10 @@ cross-fitting), so no reported item is scored by a model that saw its label. The
 tunes the threshold like for every other row (SherLIiC `lm_dev`: threshold on lm_split=train; Levy/Holt
 dev: threshold on train). Datasets without a training split (Zeichner) are not covered (NaN).
 
-`python -m baselines.combination` fits on the loaded SherLIiC-dev items, tunes the threshold on
-lm_split=dev and writes out/combination/{coefficients.csv, combination.md}.
+`python -m baselines.combination` evaluates this baseline on the loaded SherLIiC items exactly as
+`make baselines` does (baselines.evaluate: same training items, same threshold tuning, so its rows equal
+out/baselines.md's) and writes them with the standardized coefficients of the SherLIiC model to
+out/combination/{coefficients.csv, combination.md}.
 """
 
 from __future__ import annotations
@@ -226,15 +228,15 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
         return pd.Series(np.nan, index=items.index, dtype=float)
     scores = baseline_scores(items, ctx)
     result, combo = score_with(scores, items)
-    if combo is not None:
+    if combo is not None:  # the fitted model, for `python -m baselines.combination`'s report
         key = str(items["dataset"].iloc[0]) if "dataset" in items else "sherliic"
-        ctx.cache.setdefault("combination_coefficients_by_dataset", {})[key] = combo.coefficients()
-        if key == "sherliic":
-            ctx.cache["combination_coefficients"] = combo.coefficients()
+        ctx.cache.setdefault("combination_models", {})[key] = combo
     return result
 
 
-def write_report(combo: Combination, summary: dict, out_dir: Path | None = None) -> tuple[Path, Path]:
+def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
+    """out/combination/{coefficients.csv, combination.md}: the evaluation rows (baselines.evaluate's
+    columns) and the model's standardized coefficients."""
     from warehouse.settings import OUT_DIR
 
     out_dir = out_dir or OUT_DIR / "combination"
@@ -242,22 +244,32 @@ def write_report(combo: Combination, summary: dict, out_dir: Path | None = None)
     coef = combo.coefficients()
     csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"
     coef.to_csv(csv_path, index=False)
+    tuned_on = {"dev": "dev", "lm_dev": "lm_split=train", "test": "dev"}
+    shown = pd.DataFrame(
+        {
+            "split": rows["split"],
+            "threshold tuned on": rows["split"].map(tuned_on).fillna(""),
+            "thr": rows["threshold"].map(lambda v: f"{v:.4f}"),
+            "P": rows["precision"].map(lambda v: f"{v:.3f}"),
+            "R": rows["recall"].map(lambda v: f"{v:.3f}"),
+            "F1": rows["f1"].map(lambda v: f"{v:.3f}"),
+            "covered": [f"{k}/{n}" for k, n in zip(rows["n_covered"], rows["n_items"], strict=True)],
+        }
+    )
+    coef_shown = coef.assign(coefficient=coef["coefficient"].map(lambda v: f"{v:+.3f}"))
     lines = [
         "# Learned combination of the baselines",
         "",
-        "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train, threshold "
-        "F1-optimal on lm_split=dev.",
+        "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train "
+        "(out-of-fold scores for the training items), evaluated as `make baselines` evaluates every "
+        "method (these are the learned-combination rows of out/baselines.md).",
         "",
-        f"lm_split=dev: P {summary['precision']:.3f}, R {summary['recall']:.3f}, F1 {summary['f1']:.3f}, "
-        f"threshold {summary['threshold']:.4f}, {summary['n_dev']} items, "
-        f"{summary['n_train']} training items.",
+        shown.to_markdown(index=False, disable_numparse=True, colalign=["left"] * 2 + ["right"] * 5),
         "",
         "## Standardized coefficients (weight per standard deviation)",
         "",
-        "| feature | coefficient |",
-        "|---|---:|",
+        coef_shown.to_markdown(index=False, disable_numparse=True, colalign=["left", "right"]),
     ]
-    lines += [f"| {r.feature} | {r.coefficient:+.3f} |" for r in coef.itertuples(index=False)]
     if combo.features.duplicates:
         lines += [
             "",
@@ -283,35 +295,24 @@ def cli(out: Path | None, database_url: str | None) -> int:
     Logistic regression over the baselines' scores, trained on SherLIiC-dev lm_split=train, evaluated on
     lm_split=dev; needs the benchmarks loaded (`make baselines`). Exit code 1 when they are not."""
     from baselines.datasets import load_items
-    from baselines.metrics import best_f1_threshold, precision_recall_f1
+    from baselines.evaluate import evaluate_baseline
     from warehouse.server import database_url as project_database_url
     from warehouse.settings import shared_data_dir
 
     url = database_url or project_database_url()
     items = load_items(url, datasets=["sherliic"])
-    items = items[items["split"] == "dev"]
     if items.empty:
-        print_error("no SherLIiC-dev items loaded: run `make baselines` (it loads the benchmarks) first")
+        print_error("no SherLIiC items loaded: run `make baselines` (it loads the benchmarks) first")
         return 1
     ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
-    scores = baseline_scores(items, ctx)
-    split = lm_split(items)
-    train, dev = split == "train", split == "dev"
-    combo = fit(scores[train], items.loc[train, "label"].to_numpy(bool))
-    dev_scores = combo.predict(scores[dev])
-    dev_labels = items.loc[dev, "label"].to_numpy(bool)
-    threshold = best_f1_threshold(dev_labels, dev_scores)
-    p, r, f1 = precision_recall_f1(dev_labels, dev_scores >= threshold)
-    summary = {
-        "precision": p,
-        "recall": r,
-        "f1": f1,
-        "threshold": threshold,
-        "n_dev": int(dev.sum()),
-        "n_train": int(train.sum()),
-    }
-    csv_path, md_path = write_report(combo, summary, out)
+    rows = evaluate_baseline(NAME, items, ctx).frame()
+    combo = ctx.cache.get("combination_models", {}).get("sherliic")
+    if combo is None:
+        print_error("SherLIiC-dev has no lm_split=train items: nothing to train the combination on")
+        return 1
+    csv_path, md_path = write_report(combo, rows, out)
     print(md_path.read_text(encoding="utf-8"))
+    print(f"wrote {csv_path} and {md_path}")
     return 0
 
 

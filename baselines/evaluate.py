@@ -15,7 +15,6 @@ empty). Uncovered items (NaN score) get the minimum score of their split (a non-
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -193,22 +192,21 @@ def evaluate_many(
 
 
 def store_results(frame: pd.DataFrame, url: str) -> int:
-    """Write rows to results.baseline_scores, replacing rows of the same method/dataset/split."""
+    """Write rows to results.baseline_scores, replacing rows of the same method/dataset/split: one delete
+    and one COPY in one transaction."""
     from warehouse import server
 
     server.ensure_schema(url)
+    rows = frame[RESULT_COLUMNS].astype(object).where(frame[RESULT_COLUMNS].notna(), None)
     with server.connect(url) as conn:
-        for row in frame.to_dict("records"):
-            conn.execute(
-                "delete from results.baseline_scores where method = %s and dataset = %s and split = %s",
-                (row["method"], row["dataset"], row["split"]),
-            )
-            values = [
-                None if isinstance(row[c], float) and math.isnan(row[c]) else row[c] for c in RESULT_COLUMNS
-            ]
-            conn.execute(
-                f"insert into results.baseline_scores ({', '.join(RESULT_COLUMNS)}) "
-                f"values ({', '.join(['%s'] * len(RESULT_COLUMNS))})",
-                [v.item() if hasattr(v, "item") else v for v in values],
-            )
+        conn.execute(
+            "delete from results.baseline_scores where (method, dataset, split) in "
+            "(select * from unnest(%s::text[], %s::text[], %s::text[]))",
+            (list(frame.method), list(frame.dataset), list(frame.split)),
+        )
+        with conn.cursor().copy(
+            f"copy results.baseline_scores ({', '.join(RESULT_COLUMNS)}) from stdin"
+        ) as copy:
+            for row in rows.itertuples(index=False):
+                copy.write_row([v.item() if hasattr(v, "item") else v for v in row])
     return len(frame)

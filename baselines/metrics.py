@@ -1,14 +1,17 @@
 """Evaluation metrics (docs/design.md §7–§8). Every definition here is pinned by tests/test_metrics.py.
 
+The curve points and the ROC AUC come from scikit-learn (`precision_recall_curve`, `roc_auc_score`);
+this module adds only the conventions below, chiefly how the PR curve is anchored at recall 0.
+
 Conventions
 - A prediction is positive iff `score >= threshold`.
 - The precision-recall curve has one operating point per DISTINCT score t (items with tied scores enter
-  together), sorted by decreasing t: precision = TP/(TP+FP), recall = TP/P at `score >= t`.
+  together), sorted by decreasing t: precision = TP/(TP+FP), recall = TP/P at `score >= t`. These are
+  sklearn's points without the (recall 0, precision 1) point it appends; recall is 0 without positives.
 - The two areas below integrate that curve extended horizontally to recall 0 (a point (0, p_first) with
-  the precision of the highest threshold). A perfect ranking has area 1, a constant score is a single
-  point and has normalized AUC 0. (sklearn's
-  `precision_recall_curve` instead anchors at (0, 1), which would give a constant score half the
-  normalized area; we do not follow it there.)
+  the precision of the highest threshold; `anchored_pr_curve`). A perfect ranking has area 1, a constant
+  score is a single point and has normalized AUC 0. (sklearn's `precision_recall_curve` instead ends at
+  (0, 1), which would give a constant score half the normalized area; we do not follow it there.)
 - Precision of an empty prediction set is 0, recall without positives is 0, F1 = 0 when P + R = 0.
 - F1-optimal threshold: the t maximising F1 over the curve's points; among equal F1 the LOWEST t (the
   higher recall), as the original code does (first maximum over sklearn's ascending thresholds).
@@ -17,14 +20,17 @@ Conventions
 - Normalized AUC (Li et al. 2022): ∫ max(p - ξ, 0) dr / (1 - ξ), ξ = positive rate of the split, with p
   linear between consecutive points (a segment crossing ξ is clipped exactly); 0 if ξ = 1.
 - ROC AUC: probability that a random positive scores higher than a random negative, ties count 1/2
-  (Mann-Whitney); NaN when one class is absent.
+  (Mann-Whitney; sklearn's `roc_auc_score`); NaN when one class is absent.
+- Coverage: an item is covered when the method scores it (a finite score); NaN = the method abstains.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.metrics import precision_recall_curve, roc_auc_score
 
 
 @dataclass(frozen=True)
@@ -58,22 +64,20 @@ def precision_recall_f1(labels, predictions) -> tuple[float, float, float]:
 
 
 def pr_curve(labels, scores) -> PRCurve:
-    """One (precision, recall) point per distinct score, thresholds decreasing."""
+    """One (precision, recall) point per distinct score, thresholds decreasing (sklearn's points)."""
     y, s = _arrays(labels, scores)
     if len(s) == 0:
         empty = np.array([], dtype=float)
         return PRCurve(empty, empty, empty, 0)
-    order = np.argsort(-s, kind="stable")
-    s_sorted, y_sorted = s[order], y[order]
-    tp = np.cumsum(y_sorted)
-    fp = np.cumsum(~y_sorted)
-    # the last index of every run of equal scores: ties enter the prediction together
-    last = np.r_[np.flatnonzero(np.diff(s_sorted) != 0), len(s_sorted) - 1]
-    tp, fp = tp[last], fp[last]
     n_pos = int(y.sum())
-    precision = tp / (tp + fp)
-    recall = tp / n_pos if n_pos else np.zeros_like(precision, dtype=float)
-    return PRCurve(s_sorted[last], precision.astype(float), np.asarray(recall, dtype=float), n_pos)
+    with warnings.catch_warnings():  # no positives: sklearn warns and sets recall 1; ours is 0 (below)
+        warnings.simplefilter("ignore", UserWarning)
+        precision, recall, thresholds = precision_recall_curve(y, s, pos_label=True)
+    # sklearn: thresholds ascending, and one more (precision 1, recall 0) point at the end; drop it
+    precision, recall = precision[:-1][::-1], recall[:-1][::-1]
+    if n_pos == 0:
+        recall = np.zeros_like(recall)
+    return PRCurve(thresholds[::-1].astype(float), precision.astype(float), recall.astype(float), n_pos)
 
 
 def _f1(p: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -92,8 +96,9 @@ def best_f1_threshold(labels, scores) -> float:
     return float(curve.thresholds[best].min())
 
 
-def _anchored_curve(labels, scores) -> tuple[np.ndarray, np.ndarray]:
-    """(recall, precision) of the PR curve extended to recall 0 at its first precision, recall increasing."""
+def anchored_pr_curve(labels, scores) -> tuple[np.ndarray, np.ndarray]:
+    """(recall, precision) of the PR curve extended horizontally to recall 0 at its first precision,
+    recall increasing: the curve both areas integrate (and the plots draw), not sklearn's (0, 1) anchor."""
     curve = pr_curve(labels, scores)
     first_precision = curve.precision[:1] if len(curve.precision) else np.array([0.0])
     return np.r_[0.0, curve.recall], np.r_[first_precision, curve.precision]
@@ -101,7 +106,7 @@ def _anchored_curve(labels, scores) -> tuple[np.ndarray, np.ndarray]:
 
 def auc_pr_above(labels, scores, min_precision: float = 0.5) -> float:
     """Hosseini et al. (2018): area under the PR curve through its points with precision >= min_precision."""
-    recall, precision = _anchored_curve(labels, scores)
+    recall, precision = anchored_pr_curve(labels, scores)
     keep = precision >= min_precision
     r, p = recall[keep], precision[keep]
     if len(r) < 2:
@@ -116,7 +121,7 @@ def auc_normalized(labels, scores, xi: float | None = None) -> float:
         xi = float(y.mean()) if len(y) else 0.0
     if xi >= 1.0:
         return 0.0
-    recall, precision = _anchored_curve(labels, scores)
+    recall, precision = anchored_pr_curve(labels, scores)
     total = 0.0
     for (r0, p0), (r1, p1) in zip(
         zip(recall[:-1], precision[:-1], strict=True),
@@ -136,27 +141,15 @@ def auc_normalized(labels, scores, xi: float | None = None) -> float:
 
 
 def roc_auc(labels, scores) -> float:
-    """ROC AUC with ties counted 1/2; NaN when only one class is present."""
+    """ROC AUC with ties counted 1/2 (sklearn); NaN when only one class is present."""
     y, s = _arrays(labels, scores)
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    if n_pos == 0 or n_neg == 0:
+    if y.all() or not y.any():
         return float("nan")
-    # average ranks handle ties exactly (Mann-Whitney U)
-    order = np.argsort(s, kind="stable")
-    ranks = np.empty(len(s), dtype=float)
-    s_sorted = s[order]
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and s_sorted[j + 1] == s_sorted[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    u = ranks[y].sum() - n_pos * (n_pos + 1) / 2
-    return float(u / (n_pos * n_neg))
+    return float(roc_auc_score(y, s))
 
 
 def coverage(scores) -> tuple[int, int]:
-    """(n_items, n_covered): items with a non-NaN score are covered."""
+    """(n_items, n_covered): an item is covered when the method gives it a score (not NaN); an uncovered
+    item is scored by the fallback of baselines.evaluate (its split's minimum, or Lemma's answer)."""
     s = np.asarray(scores, dtype=float)
     return len(s), int((~np.isnan(s)).sum())

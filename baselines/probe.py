@@ -220,6 +220,18 @@ def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out_dir / "probe.csv", out_dir / "probe.md"
     table.to_csv(csv_path, index=False)
+    shown = pd.DataFrame(
+        {
+            "benchmark": table["benchmark"],
+            "train": table["train"],
+            "eval": table["eval"],
+            "n train": table["n_train"].map(str),
+            "n eval": table["n_items"].map(str),
+            "positive rate": table["positive_rate"].map(lambda v: f"{v:.3f}"),
+            "AUC_norm": table["auc_normalized"].map(lambda v: f"{v:.3f}"),
+            "ROC AUC": table["roc_auc"].map(lambda v: f"{v:.3f}"),
+        }
+    )
     lines = [
         "# Hypothesis-only probe (Li et al. 2022): artefact strength",
         "",
@@ -228,14 +240,8 @@ def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path
         "better than the positive rate, 1 = perfect; high values mean the hypothesis alone gives the",
         "label away.",
         "",
-        "| benchmark | train | eval | n train | n eval | positive rate | AUC_norm | ROC AUC |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
+        shown.to_markdown(index=False, disable_numparse=True, colalign=["left"] * 3 + ["right"] * 5),
     ]
-    for r in table.itertuples(index=False):
-        lines.append(
-            f"| {r.benchmark} | {r.train} | {r.eval} | {r.n_train} | {r.n_items} | "
-            f"{r.positive_rate:.3f} | {r.auc_normalized:.3f} | {r.roc_auc:.3f} |"
-        )
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return csv_path, md_path
 

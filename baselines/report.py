@@ -1,10 +1,17 @@
 """Writing results: out/baselines.csv (exact columns), out/baselines.md (laid out like the paper's
-Table 3, with the published numbers alongside) and PR-curve PNGs under out/plots/."""
+Table 3, with the published numbers alongside, coverage on every row and the data the scores came from)
+and PR-curve PNGs under out/plots/<family>/.
+
+A row whose method covers less than MIN_COVERAGE of the evaluated items shows "—  (covers k/N)" instead
+of its metrics, and its curve is left out of the plots: most of its items carry the fallback score
+(docs/design.md §8), so its numbers would describe the fallback, not the method.
+"""
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,27 +54,98 @@ NOTES = {
 }
 
 
+# Share of the evaluated items a method must score for its metrics to be shown (docs/design.md §8).
+MIN_COVERAGE = 0.5
+
+
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     frame[RESULT_COLUMNS].to_csv(path, index=False, float_format="%.6g")
     return path
 
 
+def covered_enough(n_covered: int, n_items: int) -> bool:
+    """Whether a method scores at least MIN_COVERAGE of the evaluated items (an item is covered when the
+    method gives it a score; baselines.metrics.coverage)."""
+    return n_items > 0 and n_covered >= MIN_COVERAGE * n_items
+
+
 def _pct(v: float) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}"
 
 
-def _prf(frame: pd.DataFrame, method: str, dataset: str, split: str) -> tuple[str, str, str]:
-    row = frame[(frame.method == method) & (frame.dataset == dataset) & (frame.split == split)]
-    if row.empty:
-        return "", "", ""
-    r = row.iloc[0]
-    return _pct(r.precision), _pct(r.recall), _pct(r.f1)
+def _num(v: float, fmt: str) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, fmt)
 
 
-def _pub(table: dict, method: str) -> tuple[str, str, str]:
+def _uncovered(row) -> str:
+    return f"—  (covers {int(row.n_covered)}/{int(row.n_items)})"
+
+
+def _pub(table: dict, method: str) -> str:
     v = table.get(PAPER_NAME.get(method, method))
-    return ("", "", "") if v is None else tuple(f"{x:.1f}" for x in v)
+    return "" if v is None else "/".join(f"{x:.1f}" for x in v)
+
+
+def _table(rows: list[dict], right: set[str] = frozenset()) -> str:
+    """A Markdown table (pandas + tabulate); columns named in `right` are right-aligned."""
+    frame = pd.DataFrame(rows)
+    align = ["right" if c in right else "left" for c in frame.columns]
+    return frame.to_markdown(index=False, colalign=align, disable_numparse=True)
+
+
+def sherliic_table(frame: pd.DataFrame, methods: list[str]) -> str:
+    """Paper Table 3 layout: per split P/R/F1 (in %) and coverage, the published rows alongside."""
+    sher = frame[frame.dataset == "sherliic"].set_index(["method", "split"])
+    splits = [s for s in ("dev", "lm_dev", "test") if s in set(sher.index.get_level_values("split"))]
+    rows = []
+    for m in methods:
+        cells: dict[str, str] = {"Method": m}
+        for split in splits:
+            prf, cov = f"{split} P/R/F1", f"{split} covered"
+            if (m, split) not in sher.index:
+                cells[prf] = cells[cov] = ""
+                continue
+            r = sher.loc[(m, split)]
+            cells[prf] = (
+                " / ".join(_pct(v) for v in (r.precision, r.recall, r.f1))
+                if covered_enough(r.n_covered, r.n_items)
+                else _uncovered(r)
+            )
+            cells[cov] = f"{int(r.n_covered)}/{int(r.n_items)}"
+        cells["published dev P/R/F1"] = _pub(PUBLISHED_DEV, m)
+        cells["published test P/R/F1"] = _pub(PUBLISHED_TEST, m)
+        cells["note"] = NOTES.get(m, "")
+        rows.append(cells)
+    return _table(rows, right={c for c in rows[0] if "covered" in c}) if rows else ""
+
+
+def split_table(group: pd.DataFrame, methods: list[str]) -> str:
+    """One dataset/split: threshold, P/R/F1 (in %), the areas, ROC AUC and coverage per method."""
+    g = group.set_index("method")
+    rows = []
+    for m in [x for x in methods if x in g.index]:
+        r = g.loc[m]
+        cells = {"Method": m, "thr": "", "P": "", "R": "", "F1": "", "AUC(p≥.5)": "", "AUC norm": ""}
+        cells["ROC AUC"] = ""
+        if covered_enough(r.n_covered, r.n_items):
+            cells.update(
+                {
+                    "thr": _num(r.threshold, ".3g"),
+                    "P": _pct(r.precision),
+                    "R": _pct(r.recall),
+                    "F1": _pct(r.f1),
+                    "AUC(p≥.5)": _num(r.auc_pr50, ".3f"),
+                    "AUC norm": _num(r.auc_norm, ".3f"),
+                    "ROC AUC": _num(r.roc_auc, ".3f"),
+                }
+            )
+        else:
+            cells["thr"] = _uncovered(r)
+        cells["covered"] = f"{int(r.n_covered)}/{int(r.n_items)}"
+        rows.append(cells)
+    numeric = {"P", "R", "F1", "AUC(p≥.5)", "AUC norm", "ROC AUC", "covered"}
+    return _table(rows, right=numeric)
 
 
 def markdown(
@@ -76,52 +154,34 @@ def markdown(
     skipped: dict[str, str] | None = None,
     failed: dict[str, str] | None = None,
     coverage: pd.DataFrame | None = None,
+    sources: list[str] | None = None,
 ) -> str:
-    """Table 3 layout for SherLIiC plus one metrics table per other dataset/split."""
+    """Table 3 layout for SherLIiC plus one metrics table per other dataset/split. `sources`: the lines of
+    report.data_sources (the graph and the benchmark files the scores came from)."""
     methods = [m for m in order if m in set(frame.method)] + sorted(set(frame.method) - set(order))
-    lines = [
-        "# Baselines",
-        "",
+    lines = ["# Baselines", ""]
+    if sources:
+        lines += ["## Data", "", *sources, ""]
+    lines += [
         "## SherLIiC (paper Table 3 layout; P / R / F1 in %)",
         "",
-        "dev = full SherLIiC-dev (996 items, threshold tuned on dev); lm_dev = lm_split dev items "
-        "(threshold tuned on lm_split train); test only when a test file was given. "
+        "dev = full SherLIiC-dev (threshold tuned on dev); lm_dev = lm_split dev items "
+        "(threshold tuned on lm_split train); test only when a test file was given. covered = items the "
+        f"method scores / items; under {MIN_COVERAGE:.0%} the metrics are not shown (—): they would "
+        "describe the fallback score of the uncovered items (docs/design.md §8). "
         "Published numbers: Schmitt & Schütze (2019), Table 3.",
         "",
-        "| Method | dev P | dev R | dev F1 | lm_dev P | lm_dev R | lm_dev F1 | test P | test R | test F1 "
-        "| published dev P/R/F1 | published test P/R/F1 | note |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+        sherliic_table(frame, methods),
     ]
-    for m in methods:
-        cells = [
-            *_prf(frame, m, "sherliic", "dev"),
-            *_prf(frame, m, "sherliic", "lm_dev"),
-            *_prf(frame, m, "sherliic", "test"),
-        ]
-        pub_dev, pub_test = "/".join(_pub(PUBLISHED_DEV, m)), "/".join(_pub(PUBLISHED_TEST, m))
-        lines.append(
-            f"| {m} | " + " | ".join(cells) + f" | {pub_dev.strip('/')} | {pub_test.strip('/')} "
-            f"| {NOTES.get(m, '')} |"
-        )
     others = frame[frame.dataset != "sherliic"]
     for (dataset, split), g in others.groupby(["dataset", "split"], sort=True):
-        lines += [
-            "",
-            f"## {dataset} — {split}",
-            "",
-            "| Method | thr | P | R | F1 | AUC(p≥.5) | AUC norm | ROC AUC | covered |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        g = g.set_index("method")
-        for m in [x for x in methods if x in g.index]:
-            r = g.loc[m]
-            thr = "" if math.isnan(r.threshold) else f"{r.threshold:.3g}"
-            lines.append(
-                f"| {m} | {thr} | {_pct(r.precision)} | {_pct(r.recall)} | {_pct(r.f1)} | {r.auc_pr50:.3f} "
-                f"| {r.auc_norm:.3f} | {'' if math.isnan(r.roc_auc) else f'{r.roc_auc:.3f}'} "
-                f"| {r.n_covered}/{r.n_items} |"
-            )
+        lines += ["", f"## {dataset} — {split}", "", split_table(g, methods)]
     if coverage is not None and not coverage.empty:
+        cov = coverage.rename(
+            columns={"n_items": "items", "n_with_paths": "with paths", "n_in_warehouse": "in warehouse"}
+        )[["dataset", "split", "items", "with paths", "in warehouse"]]
+        cov["in warehouse"] = cov["in warehouse"].map(lambda v: "" if v is None or v != v else str(int(v)))
+        cov = cov.astype(str)
         lines += [
             "",
             "## Coverage of the benchmark items",
@@ -129,16 +189,8 @@ def markdown(
             "Items whose premise and hypothesis map to dependency paths, and whose two canonical paths "
             "are relations of warehouse.relations (empty: warehouse not built).",
             "",
-            "| dataset | split | items | with paths | in warehouse |",
-            "|---|---|---:|---:|---:|",
+            _table(cov.to_dict("records"), right={"items", "with paths", "in warehouse"}),
         ]
-        for r in coverage.itertuples():
-            wh = (
-                ""
-                if r.n_in_warehouse is None or r.n_in_warehouse != r.n_in_warehouse
-                else int(r.n_in_warehouse)
-            )
-            lines.append(f"| {r.dataset} | {r.split} | {r.n_items} | {r.n_with_paths} | {wh} |")
     if skipped:
         lines += ["", "## Skipped baselines", ""]
         lines += [f"- {m}: {why}" for m, why in sorted(skipped.items())]
@@ -155,42 +207,164 @@ def markdown(
     return "\n".join(lines)
 
 
+# --- where the scores came from ------------------------------------------------------------------------
+
+
+def graph_source(url: str | None = None) -> str:
+    """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart."""
+    from warehouse.marts import open_marts
+
+    backed = "The warehouse-backed scores (graph family, relation embeddings)"
+    with open_marts(url=url) as marts:
+        if not marts.has_table("warehouse", "relations"):
+            return (
+                f"{backed} have no graph: no TEG is built in this database (they are skipped or uncovered)."
+            )
+        n_relations = marts.one("select count(*) from warehouse.relations")[0]
+        if not marts.has_table("warehouse", "teg_corpora"):
+            return (
+                f"{backed} come from the TEG in schema warehouse ({n_relations:,} relations); its corpora "
+                "are not recorded (built before the teg_corpora mart existed: rebuild with `make dbt-run`)."
+            )
+        names = [r[0] for r in marts.rows("select corpus_name from warehouse.teg_corpora order by 1")]
+    built_from = ", ".join(names) if names else "no corpus"
+    graph = f"the TEG in schema warehouse ({n_relations:,} relations)"
+    return f"{backed} come from {graph}, built from: {built_from}."
+
+
+def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFrame:
+    """The loaded benchmark files behind the evaluated items (the latest batch of every item, as
+    baselines.datasets.load_items reads them): columns file, dataset, split, items."""
+    from warehouse import server
+
+    query = """
+        select source_file, dataset, split, count(*) from (
+            select distinct on (i.dataset, i.split, i.item_id) i.dataset, i.split, b.source_file
+            from raw.benchmark_items as i
+            inner join raw.load_batches as b using (batch_id)
+            where b.status = 'loaded' and i.dataset = any(%s)
+            order by i.dataset, i.split, i.item_id, i.batch_id desc
+        ) as latest
+        group by source_file, dataset, split
+        order by dataset, split, source_file
+    """
+    with server.connect(url) as conn:
+        rows = conn.execute(query, (list(datasets),)).fetchall()
+    return pd.DataFrame(rows, columns=["file", "dataset", "split", "items"])
+
+
+def data_sources(datasets: list[str], url: str | None = None, shared: Path | None = None) -> list[str]:
+    """The report's "Data" section: the graph line and the benchmark files (relative to `shared`)."""
+    files = benchmark_sources(datasets, url)
+
+    def shown(path: str) -> str:
+        if shared is not None and Path(path).is_relative_to(shared):
+            return str(Path(path).relative_to(shared))
+        return path
+
+    files["file"] = files["file"].map(shown)
+    files["items"] = files["items"].map(str)
+    lines = [graph_source(url), ""]
+    where = f" (paths relative to the shared data folder {shared})" if shared is not None else ""
+    lines += [f"Benchmark files{where}:", "", _table(files.to_dict("records"), right={"items"})]
+    return lines
+
+
+# --- PR plots ------------------------------------------------------------------------------------------
+
+_COLOURS = [f"C{i}" for i in range(10)]  # matplotlib's tab10 cycle
+_STYLES = ["-", "--", "-.", ":"]
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_").lower()
 
 
+@dataclass
+class Figure:
+    """One PR plot: a method family on one dataset/split; `left_out` names the methods not drawn."""
+
+    family: str
+    dataset: str
+    split: str
+    drawn: list[tuple[str, np.ndarray, np.ndarray]]  # (legend label, labels, scores)
+    left_out: list[str]  # "method (covered/items)"
+
+    @property
+    def path(self) -> Path:
+        return Path(self.family) / f"pr_{_slug(self.dataset)}_{_slug(self.split)}.png"
+
+
+def plot_plan(evaluation: Evaluation) -> list[Figure]:
+    """The figures plot_curves draws: per family and dataset/split, the methods covering at least
+    MIN_COVERAGE of the items (methods with identical scores as one curve, labelled "A = B"); a family
+    with none of them on a split gets no figure."""
+    from baselines.catalog import family
+
+    coverage = {
+        (r["method"], r["dataset"], r["split"]): (r["n_covered"], r["n_items"]) for r in evaluation.rows
+    }
+    groups: dict[tuple[str, str, str], list[tuple[str, np.ndarray, np.ndarray]]] = {}
+    for (method, dataset, split), (labels, scores) in evaluation.curves.items():
+        groups.setdefault((family(method), dataset, split), []).append((method, labels, scores))
+    figures = []
+    for (fam, dataset, split), curves in sorted(groups.items()):
+        drawn, left_out = [], []
+        for method, labels, scores in curves:
+            n_covered, n_items = coverage[(method, dataset, split)]
+            if not covered_enough(n_covered, n_items):
+                left_out.append(f"{method} ({n_covered}/{n_items})")
+                continue
+            # a method scoring exactly like one already drawn shares its curve and legend entry (e.g.
+            # w2v+typed_rel = word2vec where no relation vector exists): drawn twice, one would hide the other
+            twin = next((i for i, d in enumerate(drawn) if np.array_equal(d[2], scores)), None)
+            if twin is None:
+                drawn.append((method, labels, scores))
+            else:
+                name, twin_labels, twin_scores = drawn[twin]
+                drawn[twin] = (f"{name} = {method}", twin_labels, twin_scores)
+        if drawn:
+            figures.append(Figure(fam, dataset, split, drawn, left_out))
+    return figures
+
+
 def plot_curves(evaluation: Evaluation, out_dir: Path) -> list[Path]:
-    """One PNG per dataset/split with the PR curves of every method."""
+    """The PNGs of plot_plan, out_dir/<family>/pr_<dataset>_<split>.png: the anchored PR curve
+    (baselines.metrics) of every drawn method in its own colour and line style, yes/no methods as their
+    operating point, the legend outside the axes, the methods left out named in a note under them."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    groups: dict[tuple[str, str], list[tuple[str, np.ndarray, np.ndarray]]] = {}
-    for (method, dataset, split), (labels, scores) in evaluation.curves.items():
-        groups.setdefault((dataset, split), []).append((method, labels, scores))
     written = []
-    for (dataset, split), curves in sorted(groups.items()):
-        fig, ax = plt.subplots(figsize=(7, 5))
-        for method, labels, scores in curves:
-            c = metrics.pr_curve(labels, scores)
-            if len(c.recall) <= 2:  # a yes/no baseline: its operating point (the "yes" group)
-                ax.plot(c.recall[:1], c.precision[:1], "o", label=method, markersize=5)
+    for figure in plot_plan(evaluation):
+        fig, ax = plt.subplots(figsize=(9, 5))
+        for i, (method, labels, scores) in enumerate(figure.drawn):
+            colour = _COLOURS[i % len(_COLOURS)]
+            recall, precision = metrics.anchored_pr_curve(labels, scores)
+            if len(recall) <= 3:  # a yes/no method: its operating point (the "yes" group)
+                marker = _MARKERS[i % len(_MARKERS)]
+                ax.plot(recall[1:2], precision[1:2], marker, color=colour, label=method, markersize=7)
             else:
-                ax.plot(c.recall, c.precision, "-", label=method)
-        if curves:
-            xi = float(np.mean(curves[0][1])) if len(curves[0][1]) else 0.0
-            ax.axhline(xi, color="grey", linestyle=":", linewidth=1, label=f"positive rate {xi:.2f}")
+                style = _STYLES[i % len(_STYLES)]
+                ax.plot(recall, precision, style, color=colour, label=method, linewidth=1.6)
+        labels = figure.drawn[0][1]
+        xi = float(np.mean(labels)) if len(labels) else 0.0
+        ax.axhline(xi, color="grey", linestyle=":", linewidth=1, label=f"positive rate {xi:.2f}")
         ax.set_xlabel("recall")
         ax.set_ylabel("precision")
         ax.set_xlim(0, 1.02)
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"{dataset} — {split}")
-        ax.legend(fontsize=6, loc="upper right")
-        path = out_dir / f"pr_{_slug(dataset)}_{_slug(split)}.png"
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        ax.set_title(f"{figure.dataset} — {figure.split}: {figure.family}")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=9, frameon=False)
+        if figure.left_out:
+            note = f"Not drawn, covering under {MIN_COVERAGE:.0%} of the items: " + "; ".join(figure.left_out)
+            fig.text(0.01, -0.02, note, fontsize=8, wrap=True, va="top")
+        path = out_dir / figure.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         written.append(path)
     return written

@@ -75,10 +75,17 @@ def test_no_training_split_means_not_covered() -> None:
 def test_report(tmp_path) -> None:
     items, scores = synthetic()
     _, combo = comb.score_with(scores, items)
-    summary = {"precision": 0.5, "recall": 1.0, "f1": 2 / 3, "threshold": 0.25, "n_dev": 20, "n_train": 60}
-    csv_path, md_path = comb.write_report(combo, summary, tmp_path)
+    rows = pd.DataFrame(
+        [
+            {"split": "lm_dev", "threshold": 0.25, "precision": 0.5, "recall": 1.0, "f1": 2 / 3}
+            | {"n_covered": 20, "n_items": 20}
+        ]
+    )
+    csv_path, md_path = comb.write_report(combo, rows, tmp_path)
     assert pd.read_csv(csv_path).loc[0, "feature"] == "good"
-    assert "F1 0.667" in md_path.read_text()
+    row = next(line for line in md_path.read_text().splitlines() if line.startswith("| lm_dev"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells == ["lm_dev", "lm_split=train", "0.2500", "0.500", "1.000", "0.667", "20/20"]
 
 
 def test_levy_holt_items_train_on_their_train_split() -> None:

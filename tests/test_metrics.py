@@ -104,3 +104,20 @@ def test_empty_prediction_and_coverage_and_nan():
     assert metrics.coverage([0.1, float("nan"), 1.0]) == (3, 2)
     with pytest.raises(ValueError, match="NaN"):
         metrics.pr_curve([1, 0], [0.1, float("nan")])
+
+
+def test_anchored_curve_is_sklearns_points_extended_horizontally():
+    # sklearn's points for TIED (reversed, without its closing (0, 1) point), then the horizontal
+    # extension to recall 0 at the first precision (1 here, the top score is a positive)
+    recall, precision = metrics.anchored_pr_curve(TIED_LABELS, TIED_SCORES)
+    assert recall == pytest.approx([0, 1 / 3, 2 / 3, 1, 1])
+    assert precision == pytest.approx([1, 1, 2 / 3, 3 / 5, 1 / 2])
+    # where the anchoring differs from sklearn's (0, 1): a constant score stays flat at its precision
+    recall, precision = metrics.anchored_pr_curve([1, 0, 0], [0.3, 0.3, 0.3])
+    assert recall.tolist() == [0.0, 1.0] and precision == pytest.approx([1 / 3, 1 / 3])
+
+
+def test_pr_curve_without_positives_has_recall_zero():
+    curve = metrics.pr_curve([0, 0], [0.2, 0.7])  # sklearn would set recall 1 (with a warning)
+    assert curve.thresholds.tolist() == [0.7, 0.2]
+    assert curve.precision.tolist() == [0.0, 0.0] and curve.recall.tolist() == [0.0, 0.0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -117,10 +118,31 @@ def test_report_files(tmp_path) -> None:
     )
     csv_path, md_path = probe.write_report(table, tmp_path)
     assert pd.read_csv(csv_path).loc[0, "auc_normalized"] == 0.25
-    assert "| X | t | d | 4 | 2 | 0.500 | 0.250 | 0.750 |" in md_path.read_text()
+    assert "| X | t | d | 4 | 2 | 0.500 | 0.250 | 0.750 |" in _table_rows(md_path.read_text())
 
 
-def test_artefact_strength_on_the_shared_data(shared_data) -> None:
-    table = probe.artefact_strength(shared_data)
-    assert {"SherLIiC-dev", "Levy/Holt", "Levy/Holt DirTrue vs DirFalse"} <= set(table["benchmark"])
-    assert table["auc_normalized"].between(0, 1).all()
+def _table_rows(markdown: str) -> list[str]:
+    """The Markdown table rows of a text, spaces collapsed (padding does not matter)."""
+    return [" ".join(line.split()) for line in markdown.splitlines() if line.strip().startswith("| ")]
+
+
+@pytest.fixture(scope="module")
+def strength(shared_data) -> pd.DataFrame:
+    return probe.artefact_strength(shared_data)
+
+
+def test_artefact_strength_on_the_shared_data(strength) -> None:
+    assert {"SherLIiC-dev", "Levy/Holt", "Levy/Holt DirTrue vs DirFalse"} <= set(strength["benchmark"])
+    assert strength["auc_normalized"].between(0, 1).all()
+
+
+def test_docs_quote_the_current_probe(strength, tmp_path) -> None:
+    """docs/performance.md copies its probe rows from `make probe`'s out/probe/probe.md: recomputed here,
+    so a change to the probe or the data cannot leave stale figures there."""
+    _, md_path = probe.write_report(strength, tmp_path)
+    fresh = set(_table_rows(md_path.read_text()))
+    doc = (Path(__file__).parents[1] / "docs" / "performance.md").read_text()
+    start = doc.index("<!-- copied from out/probe/probe.md -->")
+    quoted = _table_rows(doc[start : doc.index("<!-- end of copy -->", start)])
+    assert len(quoted) > 2  # header, rule and at least one row
+    assert [row for row in quoted if row not in fresh] == []

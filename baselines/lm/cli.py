@@ -136,10 +136,11 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
     report.write_csv(frame, out / "baselines.csv")
+    sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir())
     (out / "baselines.md").write_text(
-        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage)
+        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
     )
-    plots = report.plot_curves(ev, out / "plots" / "lm")
+    plots = report.plot_curves(ev, out / "plots")  # out/plots/lm/ (the lm family)
     store_results(ev.frame(), url)
     (out / "lm").mkdir(parents=True, exist_ok=True)
     per_seed = seed_table(items, ctx, [m for m in models if m in Plan.from_env().finetune])

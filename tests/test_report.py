@@ -1,0 +1,153 @@
+"""The baseline report (baselines/report.py): coverage on every row, "—  (covers k/N)" under the
+threshold, where the scores came from, and one PR plot per method family without the uncovered methods."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from baselines import datasets, report
+from baselines.evaluate import RESULT_COLUMNS, Evaluation
+from warehouse import server
+
+FIX = Path(__file__).parent / "fixtures" / "benchmarks"
+
+
+def _row(method: str, dataset: str, split: str, n_covered: int, n_items: int, **metrics) -> dict:
+    base = dict.fromkeys(RESULT_COLUMNS, float("nan"))
+    base |= {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "auc_pr50": 0.125, "auc_norm": 0.0625}
+    return (
+        base
+        | {"method": method, "dataset": dataset, "split": split}
+        | metrics
+        | {
+            "n_covered": n_covered,
+            "n_items": n_items,
+        }
+    )
+
+
+def _cells(md: str, method: str, after: str = "") -> list[str]:
+    """The cells of `method`'s row in the first table after the line starting with `after`."""
+    lines = md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(after)) if after else 0
+    row = next(line for line in lines[start:] if line.startswith(f"| {method} "))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+def test_rows_show_coverage_and_hide_metrics_under_the_threshold():
+    frame = pd.DataFrame(
+        [
+            _row("Lemma", "sherliic", "dev", 996, 996),
+            _row("Sherlock+ESR", "sherliic", "dev", 2, 996),
+            _row("Sherlock+ESR", "sherliic", "lm_dev", 100, 200),  # exactly 50 %: shown
+            _row("word2vec (GloVe 6B 50d substitute)", "levy_holt", "dev", 10, 1098, threshold=0.3),
+            _row("Lemma", "levy_holt", "dev", 1098, 1098, roc_auc=0.75),
+        ]
+    )
+    md = report.markdown(frame, ["Lemma", "Sherlock+ESR", "word2vec (GloVe 6B 50d substitute)"])
+    assert report.MIN_COVERAGE == 0.5
+    header = _cells(md, "Method")
+    assert header[:5] == ["Method", "dev P/R/F1", "dev covered", "lm_dev P/R/F1", "lm_dev covered"]
+    assert "test P/R/F1" not in header  # no test rows: no empty test columns
+    assert _cells(md, "Lemma")[1:5] == ["50.0 / 25.0 / 33.3", "996/996", "", ""]
+    sherlock = _cells(md, "Sherlock+ESR")
+    assert sherlock[1:5] == ["—  (covers 2/996)", "2/996", "50.0 / 25.0 / 33.3", "100/200"]
+    assert sherlock[5:7] == ["", "49.1/52.6/50.8"]  # the published test row stays for comparison
+    levy = "## levy_holt — dev"
+    assert _cells(md, "Method", levy)[-1] == "covered"
+    assert _cells(md, "Lemma", levy)[1:] == [
+        "",
+        "50.0",
+        "25.0",
+        "33.3",
+        "0.125",
+        "0.062",
+        "0.750",
+        "1098/1098",
+    ]
+    w2v = _cells(md, "word2vec (GloVe 6B 50d substitute)", levy)
+    assert w2v[1:] == ["—  (covers 10/1098)", "", "", "", "", "", "", "10/1098"]
+
+
+def test_graph_source_with_and_without_the_mart(fresh_db_url):
+    assert "no TEG is built" in report.graph_source(fresh_db_url)
+    with server.connect(fresh_db_url) as conn:
+        # stand-ins for the dbt marts (tests/test_dbt_build.py builds the real ones): only their presence
+        # and corpus_name matter here
+        conn.execute("create schema warehouse")
+        conn.execute("create table warehouse.relations as select 'nsubj^-___x___dobj' as path")
+    line = report.graph_source(fresh_db_url)
+    assert "(1 relations); its corpora are not recorded (built before the teg_corpora mart" in line
+    with server.connect(fresh_db_url) as conn:
+        conn.execute("create table warehouse.teg_corpora (corpus_name text)")
+        conn.execute("insert into warehouse.teg_corpora values ('trex'), ('fewrel')")
+    assert report.graph_source(fresh_db_url).endswith("(1 relations), built from: fewrel, trex.")
+
+
+def test_data_sources_name_the_benchmark_files(fresh_db_url):
+    datasets.load_benchmark(
+        FIX / "sherliic_dev_sample.tsv", "sherliic_tsv", fresh_db_url, show_progress=False
+    )
+    files = report.benchmark_sources(["sherliic"], fresh_db_url)
+    assert files.to_dict("records") == [
+        {"file": str(FIX / "sherliic_dev_sample.tsv"), "dataset": "sherliic", "split": "dev", "items": 3}
+    ]
+    lines = report.data_sources(["sherliic"], fresh_db_url, shared=FIX.parent)
+    assert lines[0].startswith("The warehouse-backed scores") and "no TEG is built" in lines[0]
+    table = "\n".join(lines)
+    assert "benchmarks/sherliic_dev_sample.tsv" in table and str(FIX) not in table
+    assert report.markdown(pd.DataFrame(columns=RESULT_COLUMNS), [], sources=lines).count("## Data") == 1
+
+
+def _evaluation() -> Evaluation:
+    labels = np.array([True, False, True, False])
+    ev = Evaluation()
+    for method, n_covered, scores in [
+        ("Lemma", 4, [1.0, 0.0, 0.0, 0.0]),
+        ("Berant I", 4, [1.0, 0.0, 1.0, 0.0]),
+        ("word2vec (GloVe 6B 50d substitute)", 3, [0.9, 0.2, 0.6, 0.4]),
+        ("w2v+typed_rel", 3, [0.9, 0.2, 0.6, 0.4]),  # identical scores: one curve, one legend entry
+        ("typed_rel_emb", 1, [0.9, 0.1, 0.1, 0.1]),  # covers 1 of 4: left out of the vectors figure
+        ("Sherlock+ESR", 0, [0.0, 0.0, 0.0, 0.0]),  # the graph family has nothing to draw: no figure
+    ]:
+        ev.rows.append(_row(method, "sherliic", "dev", n_covered, 4))
+        ev.curves[(method, "sherliic", "dev")] = (labels, np.asarray(scores))
+    return ev
+
+
+def test_plots_one_figure_per_family_without_uncovered_methods(tmp_path):
+    ev = _evaluation()
+    plan = {f.path.as_posix(): f for f in report.plot_plan(ev)}
+    assert set(plan) == {"rules/pr_sherliic_dev.png", "vectors/pr_sherliic_dev.png"}
+    assert [m for m, _, _ in plan["rules/pr_sherliic_dev.png"].drawn] == ["Lemma", "Berant I"]
+    vectors = plan["vectors/pr_sherliic_dev.png"]
+    assert [m for m, _, _ in vectors.drawn] == ["word2vec (GloVe 6B 50d substitute) = w2v+typed_rel"]
+    assert vectors.left_out == ["typed_rel_emb (1/4)"]
+    written = report.plot_curves(ev, tmp_path)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(plan)
+    assert all(p.stat().st_size > 1000 for p in written)
+    assert not (tmp_path / "graph").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "family"),
+    [
+        ("Lemma", "rules"),
+        ("All Rules", "rules"),
+        ("word2vec (GloVe 6B 50d substitute)", "vectors"),
+        ("w2v+tsg_rel_emb", "vectors"),
+        ("BInc (typed)", "graph"),
+        ("Sherlock+ESR", "graph"),
+        ("learned combination", "combination"),
+        ("lm:minilm zero-shot cosine", "lm"),
+        ("not registered", "other"),
+    ],
+)
+def test_families(name, family):
+    from baselines.catalog import family as family_of
+
+    assert family_of(name) == family
