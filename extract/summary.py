@@ -100,3 +100,8 @@ def database_summary(url: str | None = None) -> dict:
         "typed_graph_share": round(n_graph_typed / n_graph, 4) if n_graph else 0.0,
         "typed_entities_by_source": by_source,
     }
+
+
+def file_label(index: int, total: int, name: str) -> str:
+    """A progress bar's label: which file of how many (``file 3/12 P17.jsonl``)."""
+    return f"file {index}/{total} {name.rsplit('/', 1)[-1]}"

@@ -37,7 +37,7 @@ GOOD = FORMATS / "sample.jsonl"
 
 def _extract(url: str, capsys, *args: str) -> tuple[int, str]:
     """sherliic-extract in-process: (exit code, stderr with the console's line wrapping undone)."""
-    code = cli.main(["--url", url, "--quiet", *args])
+    code = cli.main(["--database-url", url, "--quiet", *args])
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return code, err

@@ -13,7 +13,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
 def _run(url: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "extract.cli", "--url", url, "--quiet", *args],
+        [sys.executable, "-m", "extract.cli", "--database-url", url, "--quiet", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -66,7 +66,7 @@ def test_error_is_one_line_under_a_deep_path_and_a_narrow_terminal(fresh_db_url,
             sys.executable,
             "-m",
             "extract.cli",
-            "--url",
+            "--database-url",
             fresh_db_url,
             "--quiet",
             "corpus",
