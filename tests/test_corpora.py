@@ -181,7 +181,7 @@ def test_a_failing_remove_removes_nothing(two_corpora, capsys):
 def test_a_remove_failing_half_way_rolls_back_whole(two_corpora):
     """Another session holds raw.relation_instances: the remove deletes from raw.entities and
     raw.entity_types first, then times out on the lock; everything it deleted comes back."""
-    url, ids = two_corpora["url"], two_corpora["ids"]
+    url = two_corpora["url"]
     before = {t: _count(url, t) for t in ("load_batches", "entities", "relation_instances", "sentences")}
     impatient = url + "&options=-c%20lock_timeout%3D300"
     with psycopg.connect(url) as holder:

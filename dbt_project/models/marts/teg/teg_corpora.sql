@@ -46,7 +46,7 @@ final as (
         cast(documents as bigint) as documents,
         cast(relation_instances as bigint) as relation_instances,
         last_loaded_at,
-        {{ dbt.current_timestamp() }} as built_at
+        current_timestamp as built_at
 
     from corpora
 
