@@ -456,9 +456,10 @@ def test_facc1_nan_posterior_is_refused(fresh_db_url, tmp_path, capsys):
         fresh_db_url, capsys, "corpus", "--format", "facc1", "--docs-dir", str(docs), str(path)
     )
     assert code == 2 and f"{path}:2: byte offsets must be integers and posteriors finite numbers" in err
-    assert cli._parser().parse_args(["corpus", "--format", "facc1", "x"]).min_posterior == 0.0
-    with pytest.raises(SystemExit):
-        cli._parser().parse_args(["corpus", "--format", "facc1", "--min-posterior", "nan", "x"])
+    code, err = _extract(
+        fresh_db_url, capsys, "corpus", "--format", "facc1", "--min-posterior", "nan", str(path)
+    )
+    assert code == 2 and "Invalid value for '--min-posterior': nan is not a finite number" in err
 
 
 # -- 11. multi-file loads, timestamps, spreadsheet formulas -----------------------------------------------
