@@ -709,6 +709,24 @@ def loaded_corpora(conn: psycopg.Connection) -> list[str]:
     return [row[0] for row in rows]
 
 
+def batches_not_found(batch_ids: list[int], corpora: list[str], loaded: list[str]) -> InputError:
+    """The error of a remove naming batches or corpora that are not there (nothing was removed)."""
+    what = " and ".join(
+        part
+        for part in (
+            f"no batch {', '.join(map(str, batch_ids))}" if batch_ids else "",
+            f"no corpus {', '.join(map(repr, corpora))}" if corpora else "",
+        )
+        if part
+    )
+    return InputError(
+        "raw.load_batches",
+        None,
+        f"{what} (corpora loaded: {', '.join(loaded) or 'none'}; `sherliic-extract batches` lists the "
+        "batches); nothing removed",
+    )
+
+
 def remove_batches(
     url: str | None = None,
     *,
@@ -749,21 +767,7 @@ def remove_batches(
         missing_corpora = [name for name in corpora if name not in found_corpora]
         removed.not_found = [f"batch {i}" for i in missing_ids] + [f"corpus {c!r}" for c in missing_corpora]
         if removed.not_found and not missing_ok:
-            what = " and ".join(
-                part
-                for part in (
-                    f"no batch {', '.join(map(str, missing_ids))}" if missing_ids else "",
-                    f"no corpus {', '.join(map(repr, missing_corpora))}" if missing_corpora else "",
-                )
-                if part
-            )
-            known = ", ".join(loaded_corpora(conn)) or "none"
-            raise InputError(
-                "raw.load_batches",
-                None,
-                f"{what} (corpora loaded: {known}; `sherliic-extract batches` lists the batches); "
-                "nothing removed",
-            )
+            raise batches_not_found(missing_ids, missing_corpora, loaded_corpora(conn))
         for table in tables:  # names from the catalog, not from user input
             deleted = conn.execute(f"delete from raw.{table} where batch_id = any(%s)", (ids,)).rowcount
             if deleted:

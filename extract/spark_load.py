@@ -44,6 +44,7 @@ from extract.batches import (
     _BadLines,
     _take,
     batch_counts,
+    batches_not_found,
     checked_documents,
     corpus_name,
     corpus_plan,
@@ -302,13 +303,8 @@ def remove_batches(
         not_found=[f"batch {i}" for i in missing_ids] + [f"corpus {c!r}" for c in missing_corpora],
     )
     if removed.not_found and not missing_ok:
-        known = sorted({r["corpus_name"] for r in rows if r["kind"] == "corpus" and r["status"] == "loaded"})
-        raise InputError(
-            "raw.load_batches",
-            None,
-            f"not found: {', '.join(removed.not_found)} (corpora loaded: {', '.join(known) or 'none'}; "
-            "`sherliic-extract batches` lists the batches); nothing removed",
-        )
+        loaded = {r["corpus_name"] for r in rows if r["kind"] == "corpus" and r["status"] == "loaded"}
+        raise batches_not_found(missing_ids, missing_corpora, sorted(loaded - {None}))
     if chosen:
         for r in chosen:
             for table in BATCH_TABLES.get(r["kind"], ()):

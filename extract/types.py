@@ -1,6 +1,6 @@
 """Entity-type tables and type maps: readers for the formats the loader accepts.
 
-Entity types (``sherliic-extract types --format F FILE`` → raw.entity_types):
+Entity types (``sherliic-extract types --format F --type-source S FILE`` → raw.entity_types):
 
 - ``tsv``: ``entity<TAB>type`` per line, Freebase style (``/m/0d6lp<TAB>/location/citytown``); an
   optional header line ``entity<TAB>type`` is skipped; blank lines and ``#`` comments are ignored.
