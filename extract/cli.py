@@ -140,12 +140,17 @@ def _summary_tables(summary: dict) -> list[Table]:
     rules.add_column("paths", justify="right")
     for rule, n in summary["rejections"].items():
         rules.add_row(rule, f"{n:,}")
+    corpora = Table(title="loaded corpora", min_width=60)
+    for col in ("corpus", "batches", "documents", "instances"):
+        corpora.add_column(col, justify="left" if col == "corpus" else "right")
+    for name, counts in summary["corpora"].items():
+        corpora.add_row(name, *(f"{counts[k]:,}" for k in ("batches", "documents", "instances")))
     sources = Table(title="typed entities per type source (all loaded type rows)", min_width=60)
     sources.add_column("type_source")
     sources.add_column("entities", justify="right")
     for source, n in summary["typed_entities_by_source"].items():
         sources.add_row(source, f"{n:,}")
-    return [main, rules, sources]
+    return [main, corpora, rules, sources]
 
 
 def _listing_table(rows: list[dict]) -> Table:

@@ -42,8 +42,10 @@ def test_cli_end_to_end(fresh_db_url, tmp_path):
     data = json.loads(summary.stdout)
     assert data["paths_kept"] == 4 and data["tables"]["type_mappings"] == 1
     assert data["batches"] == {"corpus/failed": 1, "corpus/loaded": 1, "type_map/loaded": 1}
+    assert data["corpora"] == {"sample": {"batches": 1, "documents": 3, "instances": 4}}
     table = _run(fresh_db_url, "summary")
     assert "rejected paths per rule" in table.stdout and "typed entities" in table.stdout
+    assert "loaded corpora" in table.stdout
 
 
 def test_cli_bad_input_exit_code(fresh_db_url, tmp_path):
