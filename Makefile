@@ -8,7 +8,7 @@ OUT ?= out
 export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 
 .DEFAULT_GOAL := help
-.PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
+.PHONY: help venv demo test lint db-start db-stop psql extract extract-types batches extract-real dbt-run dbt-test export \
 	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
 	bench-baselines bench-spark lm lm-deps bench-lm annotate-sample annotate-serve browser-deps spark-deps clean
 
@@ -52,13 +52,20 @@ db-stop: $(STAMP) ## Stop the embedded Postgres
 psql: $(STAMP) ## Open psql on the project's database
 	$(BIN)/sherliic-db psql
 
-extract: $(STAMP) ## Extract and load one corpus: make extract FILE=path FORMAT=jsonl|fewrel|trex|google_re|facc1|conllu|text
-	$(BIN)/sherliic-extract corpus --format $(FORMAT) $(FILE) $(ARGS)
+extract: $(STAMP) ## Extract and load one corpus: make extract FILE=path FORMAT=jsonl|fewrel|trex|google_re|facc1|conllu|text [CORPUS=name]
+	$(BIN)/sherliic-extract corpus --format $(FORMAT) $(if $(CORPUS),--corpus $(CORPUS)) $(FILE) $(ARGS)
 
-extract-real: $(STAMP) ## Extract the shared real corpora (FewRel, T-REx, Google-RE) with the shared type tables
+extract-types: $(STAMP) ## Load an entity-type table: make extract-types FILE=path FORMAT=tsv|ntriples|textent SOURCE=freebase
+	@test -n "$(SOURCE)" || { echo "name the types' source: make extract-types FILE=… FORMAT=… SOURCE=freebase|wikidata|…"; exit 2; }
+	$(BIN)/sherliic-extract types --format $(FORMAT) --type-source $(SOURCE) $(FILE) $(ARGS)
+
+batches: $(STAMP) ## List the load batches (corpus, file, sha256, rows, status, times); remove with sherliic-extract remove
+	$(BIN)/sherliic-extract batches $(ARGS)
+
+extract-real: $(STAMP) ## Extract the shared real corpora as corpora fewrel, trex, google_re, grec (with the shared type tables)
 	$(BIN)/sherliic-extract real $(ARGS)
 
-dbt-run: $(STAMP) ## dbt run (thresholds as dbt vars: make dbt-run VARS='{r_min: 3}')
+dbt-run: $(STAMP) ## dbt run (dbt vars: make dbt-run VARS='{r_min: 3, corpora: [trex, fewrel]}')
 	$(BIN)/sherliic-dbt run $(if $(VARS),--vars "$(VARS)")
 
 dbt-test: $(STAMP) ## dbt test (data tests and unit tests)

@@ -115,8 +115,8 @@ def time_copy(n_sentences: int) -> dict:
             results.append((doc, ExtractionResult(insts, {"rule1_subject_end": 1})))
         with psycopg.connect(url) as conn:
             batch_id = conn.execute(
-                "insert into raw.load_batches (source_file, source_format, kind, checksum) "
-                "values ('bench', 'bench', 'corpus', 'bench') returning batch_id"
+                "insert into raw.load_batches (source_file, source_format, kind, checksum, corpus_name) "
+                "values ('bench', 'bench', 'corpus', 'bench', 'bench') returning batch_id"
             ).fetchone()[0]
             started = time.perf_counter()
             counts, _ = write_corpus(conn, batch_id, results, None, None)

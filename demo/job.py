@@ -44,6 +44,8 @@ from warehouse.marts import Marts, open_marts
 from warehouse.server import database_url, ensure_schema
 from warehouse.settings import OUT_DIR
 
+DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpora` selects it)
+
 
 @dataclass(frozen=True)
 class PlantedResult:
@@ -294,6 +296,7 @@ def run_demo(
             run_dbt,
             dbt_args,
             url if engine == "postgres" else None,
+            dbt_vars={"corpora": [DEMO_CORPUS]},  # the demo's graph, whatever else is loaded
             engine=engine,
         )
     summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences, engine=engine)
@@ -343,6 +346,7 @@ def _load_on_postgres(
             corpus_path,
             "jsonl",
             url,
+            corpus=DEMO_CORPUS,
             replace=True,
             processes=processes,
             progress=lambda n: bar.advance(task, n),
@@ -364,7 +368,7 @@ def _load_on_spark(
         _spark_extract,
         [
             ["types", "--format", "tsv", "--type-source", "demo", "--replace", str(types_path)],
-            ["corpus", "--format", "jsonl", "--replace", str(corpus_path)],
+            ["corpus", "--format", "jsonl", "--corpus", DEMO_CORPUS, "--replace", str(corpus_path)],
         ],
     )
     return summaries[-1]["batch_id"]

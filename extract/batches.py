@@ -17,6 +17,11 @@ One input file = one batch (raw.load_batches row, sha256 checksum of the file's 
 - two loads of the same file at once serialise on a transaction-level advisory lock keyed by the
   checksum (and the path), so the second one sees the first one's batch and skips.
 
+A corpus batch belongs to a named corpus (``corpus_name``; default: the file's stem): the dbt var
+``corpora`` builds the graph from some corpora only. A file's content belongs to one corpus: loading it
+again under another name is skipped with a message pointing to ``--replace``. :func:`list_batches` and
+:func:`remove_batches` (one transaction) manage the loaded batches.
+
 Identifiers never come from user input; values are always bound parameters or COPY data.
 """
 
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import psycopg
+from psycopg.rows import dict_row
 
 from deppath.records import Document, ExtractionResult
 from extract.corpus_rows import Tally, document_rows
@@ -43,6 +50,8 @@ from warehouse.errors import DatabaseUnavailable, InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
 MAX_KEPT_ERRORS = 20  # bad-line messages kept in load_batches.options with skip_bad
+# Corpus names end up in dbt vars and shell commands: plain names only, nothing to quote.
+CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 @dataclass
@@ -53,6 +62,7 @@ class BatchSummary:
     source_file: str
     source_format: str
     kind: str
+    corpus_name: str | None = None  # corpus batches only
     skipped: bool = False
     replaced_batches: list[int] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
@@ -86,8 +96,36 @@ def _load_key(options: dict) -> dict:
     return {k: options[k] for k in keys if options.get(k) not in (None, False, {})}
 
 
-def skip_message(path: Path, fmt: str, batch_id: int, old_options: dict, options: dict) -> str:
+def corpus_name(path: Path, name: str | None) -> str:
+    """The corpus a corpus file is loaded into: `name`, default the file's stem (news.jsonl → news)."""
+    chosen = path.stem if name is None else name
+    if not CORPUS_NAME.fullmatch(chosen):
+        given = "--corpus" if name is not None else "the corpus name taken from the file name"
+        raise InputError(
+            str(path),
+            None,
+            f"{given} {chosen!r} is not a corpus name: use letters, digits, '_', '.' and '-' (starting "
+            "with a letter or digit, at most 100 characters)"
+            + ("; name the corpus with --corpus NAME" if name is None else ""),
+        )
+    return chosen
+
+
+def skip_message(
+    path: Path,
+    fmt: str,
+    batch_id: int,
+    old_options: dict,
+    options: dict,
+    old_corpus: str | None = None,
+    corpus: str | None = None,
+) -> str:
     """Why a file is not loaded again (the same content is already batch `batch_id`)."""
+    if old_corpus != corpus:
+        return (
+            f"{path}: already loaded as batch {batch_id} of corpus {old_corpus!r} (same content); nothing "
+            f"loaded — a file belongs to one corpus: use --replace to load it as corpus {corpus!r} instead"
+        )
     if _load_key(old_options) != _load_key(options):
         return (
             f"{path}: already loaded as batch {batch_id} with other options {_load_key(old_options)}; "
@@ -150,8 +188,10 @@ class _Batch:
         *,
         checksum: str | None = None,
         by_path: bool = True,
+        corpus: str | None = None,
     ):
         self.path = path
+        self.corpus = corpus
         self.fmt = fmt
         self.kind = kind
         self.url = url or server.database_url()
@@ -160,7 +200,7 @@ class _Batch:
         # checksum: of the file's bytes, unless the caller's covers more (benchmarks: options, index).
         self.checksum = checksum or file_checksum(path)
         self.source = str(path.resolve())
-        self.summary = BatchSummary(None, self.source, fmt, kind)
+        self.summary = BatchSummary(None, self.source, fmt, kind, corpus_name=corpus)
         # supersede: a derived file whose new content replaces the old batch from the same path.
         self.supersede = False
         # by_path: a path holds one version of one file (refuse other content there unless replacing).
@@ -195,14 +235,15 @@ class _Batch:
         ):
             conn.execute("select pg_advisory_xact_lock(%s)", (key,))
         existing = conn.execute(
-            "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
-            "and status = 'loaded' and (checksum = %s or (%s and source_file = %s)) order by batch_id",
+            "select batch_id, options, corpus_name from raw.load_batches where kind = %s "
+            "and source_format = %s and status = 'loaded' and (checksum = %s or (%s and source_file = %s)) "
+            "order by batch_id",
             (self.kind, self.fmt, self.checksum, self.replace and self.by_path, self.source),
         ).fetchall()
         if self.supersede and not existing:
             existing = conn.execute(
-                "select batch_id, options from raw.load_batches where kind = %s and source_format = %s "
-                "and status = 'loaded' and source_file = %s order by batch_id",
+                "select batch_id, options, corpus_name from raw.load_batches where kind = %s "
+                "and source_format = %s and status = 'loaded' and source_file = %s order by batch_id",
                 (self.kind, self.fmt, self.source),
             ).fetchall()
             self.replace = bool(existing)
@@ -222,19 +263,22 @@ class _Batch:
                     "in its place",
                 )
         if existing and not self.replace:
-            batch_id, old_options = existing[0]
+            batch_id, old_options, old_corpus = existing[0]
             self.summary.batch_id = batch_id
+            self.summary.corpus_name = old_corpus
             self.summary.skipped = True
-            self.summary.message = skip_message(self.path, self.fmt, batch_id, old_options, self.options)
+            self.summary.message = skip_message(
+                self.path, self.fmt, batch_id, old_options, self.options, old_corpus, self.corpus
+            )
             return False
         if existing:
             old = [row[0] for row in existing]
             conn.execute("delete from raw.load_batches where batch_id = any(%s)", (old,))
             self.summary.replaced_batches = old
         self.summary.batch_id = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, options) "
-            "values (%s, %s, %s, %s, 'loading', %s) returning batch_id",
-            (self.source, self.fmt, self.kind, self.checksum, json.dumps(self.options)),
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, options, "
+            "corpus_name) values (%s, %s, %s, %s, 'loading', %s, %s) returning batch_id",
+            (self.source, self.fmt, self.kind, self.checksum, json.dumps(self.options), self.corpus),
         ).fetchone()[0]
         return True
 
@@ -255,14 +299,15 @@ class _Batch:
             with server.connect(self.url, autocommit=True) as conn:
                 conn.execute(
                     "insert into raw.load_batches (source_file, source_format, kind, checksum, status, "
-                    "options, "
-                    "finished_at) values (%s, %s, %s, %s, 'failed', %s, clock_timestamp())",
+                    "options, corpus_name, finished_at) "
+                    "values (%s, %s, %s, %s, 'failed', %s, %s, clock_timestamp())",
                     (
                         self.source,
                         self.fmt,
                         self.kind,
                         self.checksum,
                         json.dumps({**self.options, "error": message}),
+                        self.corpus,
                     ),
                 )
         except (psycopg.Error, DatabaseUnavailable):
@@ -412,6 +457,7 @@ def load_corpus(
     fmt: str,
     url: str | None = None,
     *,
+    corpus: str | None = None,
     replace: bool = False,
     skip_bad: bool = False,
     processes: int = 1,
@@ -421,7 +467,8 @@ def load_corpus(
     reader_options: dict | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> BatchSummary:
-    """Read, parse, extract and load one corpus file as one batch (see the module doc).
+    """Read, parse, extract and load one corpus file as one batch of corpus `corpus` (default: the
+    file's stem; see the module doc).
 
     ner_types: type linked mentions with spaCy NER labels (majority per entity, type_source ``ner``);
     ner_mentions: also add NER entities not covered by a linked mention (id = normalised name).
@@ -429,11 +476,12 @@ def load_corpus(
     per document done (the CLI's progress bar).
     """
     path = check_input_file(Path(path))
+    corpus = corpus_name(path, corpus)
     corpus_reader, extraction, options = corpus_plan(
         path, fmt, reader_options, ner_types=ner_types, ner_mentions=ner_mentions, limit=limit
     )
     options = {"processes": processes, "skip_bad": skip_bad, **options}
-    batch = _Batch(path, fmt, "corpus", url, replace, options)
+    batch = _Batch(path, fmt, "corpus", url, replace, options, corpus=corpus)
     bad = _BadLines() if skip_bad else None
     stats: Counter = Counter()
 
@@ -623,3 +671,106 @@ def load_title_types(
         return {"rows": n, "typed_entities": len({e for e, _ in rows}), "candidates": len(entities)}
 
     return batch.run(write)
+
+
+# -- the loaded batches: list and remove ------------------------------------------------------------
+@dataclass
+class RemovedBatches:
+    """What :func:`remove_batches` deleted: the load_batches rows and the rows per raw table."""
+
+    batches: list[dict] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    not_found: list[str] = field(default_factory=list)  # with missing_ok: the unknown batches/corpora
+
+
+def list_batches(url: str | None = None, *, corpus: str | None = None, kind: str | None = None) -> list[dict]:
+    """Every batch of raw.load_batches (any status), oldest first; optionally of one corpus or kind."""
+    url = url or server.database_url()
+    server.ensure_schema(url)
+    with server.connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(
+            "select batch_id, kind, corpus_name, source_file, source_format, checksum, status, "
+            "n_documents, n_sentences, n_instances, n_rows, n_bad_lines, started_at, finished_at, "
+            "options ->> 'error' as error, options ->> 'type_source' as type_source "
+            "from raw.load_batches "
+            "where (%(corpus)s::text is null or corpus_name = %(corpus)s) "
+            "and (%(kind)s::text is null or kind = %(kind)s) order by batch_id",
+            {"corpus": corpus, "kind": kind},
+        )
+        return cur.fetchall()
+
+
+def loaded_corpora(conn: psycopg.Connection) -> list[str]:
+    """The names of the corpora with a loaded batch."""
+    rows = conn.execute(
+        "select distinct corpus_name from raw.load_batches where kind = 'corpus' and status = 'loaded' "
+        "order by corpus_name"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def batches_not_found(batch_ids: list[int], corpora: list[str], loaded: list[str]) -> InputError:
+    """The error of a remove naming batches or corpora that are not there (nothing was removed)."""
+    what = " and ".join(
+        part
+        for part in (
+            f"no batch {', '.join(map(str, batch_ids))}" if batch_ids else "",
+            f"no corpus {', '.join(map(repr, corpora))}" if corpora else "",
+        )
+        if part
+    )
+    return InputError(
+        "raw.load_batches",
+        None,
+        f"{what} (corpora loaded: {', '.join(loaded) or 'none'}; `sherliic-extract batches` lists the "
+        "batches); nothing removed",
+    )
+
+
+def remove_batches(
+    url: str | None = None,
+    *,
+    batch_ids: Iterable[int] = (),
+    corpora: Iterable[str] = (),
+    missing_ok: bool = False,
+) -> RemovedBatches:
+    """Delete batches (by id, and every batch of the named corpora, any status) with all their rows in
+    every raw table, in ONE transaction: an unknown batch id or corpus name removes nothing (an
+    InputError naming it), unless ``missing_ok`` (then it is reported in ``not_found``). Removing what is
+    already gone with ``missing_ok`` changes nothing. The marts keep the old graph until the next build."""
+    batch_ids, corpora = sorted(set(batch_ids)), sorted(set(corpora))
+    if not batch_ids and not corpora:
+        raise ValueError("name the batches to remove (batch ids or corpus names)")
+    url = url or server.database_url()
+    server.ensure_schema(url)
+    removed = RemovedBatches()
+    with server.connect(url) as conn, conn.transaction():
+        # The tables holding a batch's rows, from the catalog: a raw table added later is covered too.
+        tables = [
+            row[0]
+            for row in conn.execute(
+                "select table_name from information_schema.columns where table_schema = 'raw' "
+                "and column_name = 'batch_id' and table_name <> 'load_batches' order by table_name"
+            )
+        ]
+        with conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(
+                "select batch_id, kind, corpus_name, source_file, status from raw.load_batches "
+                "where batch_id = any(%s) or (kind = 'corpus' and corpus_name = any(%s)) "
+                "order by batch_id for update",
+                (batch_ids, corpora),
+            )
+            removed.batches = cur.fetchall()
+        ids = [row["batch_id"] for row in removed.batches]
+        found_corpora = {row["corpus_name"] for row in removed.batches if row["kind"] == "corpus"}
+        missing_ids = [i for i in batch_ids if i not in ids]
+        missing_corpora = [name for name in corpora if name not in found_corpora]
+        removed.not_found = [f"batch {i}" for i in missing_ids] + [f"corpus {c!r}" for c in missing_corpora]
+        if removed.not_found and not missing_ok:
+            raise batches_not_found(missing_ids, missing_corpora, loaded_corpora(conn))
+        for table in tables:  # names from the catalog, not from user input
+            deleted = conn.execute(f"delete from raw.{table} where batch_id = any(%s)", (ids,)).rowcount
+            if deleted:
+                removed.rows[table] = deleted
+        conn.execute("delete from raw.load_batches where batch_id = any(%s)", (ids,))
+    return removed

@@ -1,39 +1,63 @@
-"""``sherliic-extract``: load corpora, type tables and type maps into the raw schema; summarise it.
+"""``sherliic-extract``: load corpora, type tables and type maps into the raw schema; list, remove and
+summarise what is loaded.
 
-    sherliic-extract corpus --format F [--replace] [--skip-bad] [--processes N] [--limit N]
-                            [--ner-types] [--ner-mentions] [--docs-dir DIR] FILE...
-    sherliic-extract types --format tsv|ntriples|textent [--type-source S] FILE...
+    sherliic-extract corpus --format F [--corpus NAME] [--replace] [--skip-bad] [--processes N]
+                            [--limit N] [--ner-types] [--ner-mentions] [--docs-dir DIR] FILE...
+    sherliic-extract types --format tsv|ntriples|textent --type-source S FILE...
     sherliic-extract type-map FILE...
     sherliic-extract real [--processes 2] [--limit N] [--ner-mentions] [--no-ner-types] [--only fewrel,trex]
+    sherliic-extract batches [--corpus NAME] [--kind KIND] [--json]
+    sherliic-extract remove [BATCH_ID...] [--corpus NAME...] [--missing-ok]
     sherliic-extract summary [--json]
 
-Bad input ends with exit code 2 and ``error: FILE:LINE: problem`` (no traceback).
+Every command takes --database-url (default: DATABASE_URL, else the embedded server). Bad input ends
+with exit code 2 and ``error: FILE:LINE: problem`` (no traceback).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
+import click
 from rich.console import Console
 from rich.table import Table
 
 from extract import batches
-from extract.batches import BatchSummary
+from extract.batches import BatchSummary, RemovedBatches
 from extract.formats import FORMATS
-from extract.summary import database_summary
-from extract.types import TYPE_FORMATS
+from extract.summary import database_summary, file_label
+from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
+from warehouse.command_line import USER_ERRORS, database_url_option, run, version_option
 from warehouse.engine import current_engine
-from warehouse.errors import DatabaseUnavailable, InputError, print_error
 
 console = Console(stderr=True)
 out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
+BATCH_KINDS = ("corpus", "types", "type_map", "benchmark", "annotation")
+
+
+@dataclass
+class Session:
+    """The group's options, shared by every command; the batch summaries of this invocation."""
+
+    database_url: str | None
+    quiet: bool
+    summary_json: str | None
+    summaries: list[BatchSummary] = field(default_factory=list)
+
+
+def _url(ctx: click.Context, database_url: str | None) -> str | None:
+    """--database-url given after the command wins over the one given before it (or DATABASE_URL)."""
+    if ctx.get_parameter_source("database_url") == click.core.ParameterSource.COMMANDLINE:
+        return database_url
+    return ctx.find_object(Session).database_url
 
 
 def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | None]:
-    """A tqdm bar per file (documents done, docs/s); disabled with --quiet."""
+    """A tqdm bar per file (documents done, docs/s) labelled ``file i/N name``; disabled with --quiet."""
     from tqdm import tqdm
 
     bars: list = []
@@ -53,9 +77,11 @@ def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | 
 
 def _batch_table(summaries: list[BatchSummary]) -> Table:
     table = Table(title="load batches")
+    text_columns = ("file", "corpus", "format", "status")
     for col in (
         "batch",
         "file",
+        "corpus",
         "format",
         "status",
         "documents",
@@ -66,13 +92,14 @@ def _batch_table(summaries: list[BatchSummary]) -> Table:
         "bad lines",
         "seconds",
     ):
-        table.add_column(col, justify="right" if col not in ("file", "format", "status") else "left")
+        table.add_column(col, justify="left" if col in text_columns else "right")
     for s in summaries:
         c = s.counts
         status = "skipped (already loaded)" if s.skipped else ("replaced" if s.replaced_batches else "loaded")
         table.add_row(
             str(s.batch_id),
             s.source_file.rsplit("/", 1)[-1],
+            s.corpus_name or "",
             s.source_format,
             status,
             f"{c.get('documents', 0):,}",
@@ -113,82 +140,57 @@ def _summary_tables(summary: dict) -> list[Table]:
     rules.add_column("paths", justify="right")
     for rule, n in summary["rejections"].items():
         rules.add_row(rule, f"{n:,}")
+    corpora = Table(title="loaded corpora", min_width=60)
+    for col in ("corpus", "batches", "documents", "instances"):
+        corpora.add_column(col, justify="left" if col == "corpus" else "right")
+    for name, counts in summary["corpora"].items():
+        corpora.add_row(name, *(f"{counts[k]:,}" for k in ("batches", "documents", "instances")))
     sources = Table(title="typed entities per type source (all loaded type rows)", min_width=60)
     sources.add_column("type_source")
     sources.add_column("entities", justify="right")
     for source, n in summary["typed_entities_by_source"].items():
         sources.add_row(source, f"{n:,}")
-    return [main, rules, sources]
+    return [main, corpora, rules, sources]
 
 
-def _finite(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sherliic-extract", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", help="database URL (default: DATABASE_URL or the embedded server)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("--summary-json", help="also write the load batches' summaries as JSON to this file")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    corpus = sub.add_parser(
-        "corpus", help="extract paths from corpus files and load them (one batch per file)"
-    )
-    corpus.add_argument("--format", required=True, choices=sorted(FORMATS))
-    corpus.add_argument("--replace", action="store_true", help="reload a file that is already loaded")
-    corpus.add_argument("--skip-bad", action="store_true", help="skip and count bad lines instead of failing")
-    corpus.add_argument(
-        "--processes", type=int, default=1, help="processes that parse and extract (default 1)"
-    )
-    corpus.add_argument("--limit", type=int, help="read at most N documents per file")
-    corpus.add_argument("--ner-types", action="store_true", help="type linked mentions with spaCy NER labels")
-    corpus.add_argument(
-        "--ner-mentions",
-        action="store_true",
-        help="also add spaCy NER entities of the same sentences (id = normalised name)",
-    )
-    corpus.add_argument(
-        "--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder)"
-    )
-    corpus.add_argument("--min-posterior", type=_finite, default=0.0, help="facc1: minimum entity posterior")
-    corpus.add_argument("files", nargs="+")
-
-    types = sub.add_parser("types", help="load entity-type tables")
-    types.add_argument("--format", required=True, choices=TYPE_FORMATS)
-    types.add_argument("--type-source", help="type_source to store (default: freebase, or figer for textent)")
-    types.add_argument("--replace", action="store_true")
-    types.add_argument("--skip-bad", action="store_true")
-    types.add_argument("files", nargs="+")
-
-    tmap = sub.add_parser("type-map", help="load a Freebase→FIGER type map (FIGER's types.map)")
-    tmap.add_argument("--replace", action="store_true")
-    tmap.add_argument("--skip-bad", action="store_true")
-    tmap.add_argument("files", nargs="+")
-
-    real = sub.add_parser("real", help="extract the shared real corpora with the shared type tables")
-    real.add_argument("--processes", type=int, default=2)
-    real.add_argument("--limit", type=int, help="read at most N documents per file (quick runs)")
-    real.add_argument(
-        "--ner-mentions",
-        action="store_true",
-        help="also add spaCy NER entities co-occurring in the sentences",
-    )
-    real.add_argument("--no-ner-types", action="store_true", help="do not type QID entities with NER labels")
-    real.add_argument(
-        "--only",
-        default=",".join(("fewrel", "trex", "google_re", "grec")),
-        help="comma-separated corpus groups: fewrel,trex,google_re,grec",
-    )
-    real.add_argument("--replace", action="store_true")
-    real.add_argument("--json", help="also write the summary as JSON to this file")
-
-    summary = sub.add_parser("summary", help="counts per table, rejections per rule, typed-entity share")
-    summary.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    return parser
+def _listing_table(rows: list[dict]) -> Table:
+    """One line per batch, narrow enough for a 120-column log: type tables and maps belong to no corpus
+    and show their kind (and type_source) in the corpus column."""
+    table = Table(title="batches in raw.load_batches")
+    text_columns = ("corpus", "file", "sha256", "status", "started (UTC)")
+    for col in (
+        "batch",
+        "corpus",
+        "file",
+        "sha256",
+        "docs",
+        "instances",
+        "rows",
+        "status",
+        "started (UTC)",
+        "s",
+    ):
+        table.add_column(col, justify="left" if col in text_columns else "right", no_wrap=col != "file")
+    for row in rows:
+        started, finished = row["started_at"], row["finished_at"]
+        seconds = f"{(finished - started).total_seconds():.1f}" if started and finished else ""
+        if row["kind"] == "corpus":
+            owner = row["corpus_name"] or ""
+        else:
+            owner = row["kind"] + (f" ({row['type_source']})" if row["type_source"] else "")
+        table.add_row(
+            str(row["batch_id"]),
+            owner,
+            row["source_file"].rsplit("/", 1)[-1],
+            row["checksum"][:10],
+            f"{row['n_documents']:,}",
+            f"{row['n_instances']:,}",
+            f"{row['n_rows']:,}",
+            row["status"],
+            started.strftime("%Y-%m-%d %H:%M") if started else "",
+            seconds,
+        )
+    return table
 
 
 def _loaders(command: str) -> tuple:
@@ -221,105 +223,36 @@ def _spark_loaders(command: str) -> tuple[Callable, Callable, Callable]:
     return corpus, types, type_map
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    progress = _progress_factory(not args.quiet)
-    summaries: list[BatchSummary] = []
-    load_corpus, load_types, load_type_map = _loaders(args.command)
-    if load_corpus is None:
-        print_error(f"sherliic-extract {args.command} runs on Postgres only; unset SHERLIIC_ENGINE=spark")
-        return 2
-    # Files still to load: after an error, the rest are named as not tried.
-    pending: list[str] = list(getattr(args, "files", []))
+def _postgres_only(command: str) -> None:
+    if current_engine() != "postgres":
+        raise click.UsageError(
+            f"sherliic-extract {command} runs on Postgres only; unset SHERLIIC_ENGINE=spark"
+        )
 
-    def done(summary: BatchSummary) -> None:
-        if pending:
-            pending.pop(0)
-        summaries.append(summary)
+
+def _load_files(session: Session, files: tuple[str, ...], load_one: Callable) -> None:
+    """Load each file as one batch (``load_one(file, progress)``), printing each batch's message as it
+    is done and the table at the end. On a user error: the files done before it (kept) and those not
+    tried are added to the error's notes, then it goes to the one-line error output."""
+    progress = _progress_factory(not session.quiet)
+    for index, file in enumerate(files, start=1):
+        try:
+            summary = load_one(file, progress(file_label(index, len(files), file)))
+        except USER_ERRORS as exc:
+            progress("")
+            _add_multi_file_notes(exc, session.summaries, list(files[index:]))
+            raise
         progress("")  # closes the file's bar
-        console.print(summary.message, markup=False, highlight=False, soft_wrap=True)
+        _done(session, summary)
+    out.print(_batch_table(session.summaries))
+    if session.summary_json:
+        with open(session.summary_json, "w", encoding="utf-8") as handle:
+            json.dump([s.to_dict() for s in session.summaries], handle, indent=2)
 
-    try:
-        if args.command == "corpus":
-            options = {}
-            if args.format == "facc1":
-                options = {"docs_dir": args.docs_dir, "min_posterior": args.min_posterior}
-            for file in args.files:
-                done(
-                    load_corpus(
-                        file,
-                        args.format,
-                        args.url,
-                        replace=args.replace,
-                        skip_bad=args.skip_bad,
-                        processes=args.processes,
-                        ner_types=args.ner_types,
-                        ner_mentions=args.ner_mentions,
-                        limit=args.limit,
-                        reader_options=options,
-                        progress=progress(file),
-                    )
-                )
-        elif args.command == "types":
-            for file in args.files:
-                done(
-                    load_types(
-                        file,
-                        args.format,
-                        args.url,
-                        replace=args.replace,
-                        skip_bad=args.skip_bad,
-                        type_source=args.type_source,
-                    )
-                )
-        elif args.command == "type-map":
-            for file in args.files:
-                done(load_type_map(file, args.url, replace=args.replace, skip_bad=args.skip_bad))
-        elif args.command == "real":
-            from extract.real import CORPUS_GROUPS, run_real
 
-            only = tuple(g.strip() for g in args.only.split(",") if g.strip())
-            unknown = set(only) - set(CORPUS_GROUPS)
-            if unknown:
-                print_error(f"unknown corpus group(s) {sorted(unknown)}; choose from {CORPUS_GROUPS}")
-                return 2
-            result = run_real(
-                args.url,
-                processes=args.processes,
-                limit=args.limit,
-                ner_types=not args.no_ner_types,
-                ner_mentions=args.ner_mentions,
-                replace=args.replace,
-                only=only,
-                on_batch=done,
-                progress_factory=progress,
-            )
-            out.print(_batch_table(summaries))
-            for table in _summary_tables(result):
-                out.print(table)
-            if args.json:
-                with open(args.json, "w", encoding="utf-8") as handle:
-                    json.dump(result, handle, indent=2, default=str)
-            return 0
-        elif args.command == "summary":
-            result = database_summary(args.url)
-            if args.json:
-                print(json.dumps(result, indent=2))
-            else:
-                for table in _summary_tables(result):
-                    out.print(table)
-            return 0
-    except (InputError, FileNotFoundError, DatabaseUnavailable) as exc:
-        progress("")
-        _add_multi_file_notes(exc, summaries, pending[1:])
-        print_error(exc)
-        return 2
-    if summaries:
-        out.print(_batch_table(summaries))
-    if args.summary_json:
-        with open(args.summary_json, "w", encoding="utf-8") as handle:
-            json.dump([s.to_dict() for s in summaries], handle, indent=2)
-    return 0
+def _done(session: Session, summary: BatchSummary) -> None:
+    session.summaries.append(summary)
+    console.print(summary.message, markup=False, highlight=False, soft_wrap=True)
 
 
 def _add_multi_file_notes(exc: Exception, summaries: list[BatchSummary], files: list[str]) -> None:
@@ -330,6 +263,326 @@ def _add_multi_file_notes(exc: Exception, summaries: list[BatchSummary], files: 
         exc.add_note(f"done before this error, kept ({len(summaries)}): {done}")
     if files:
         exc.add_note(f"not tried after this error ({len(files)}): {' '.join(files)}")
+
+
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a finite number")
+    return value
+
+
+def _database_url(function: Callable) -> Callable:
+    """--database-url on a command: the same option as the group's, for either position."""
+    return click.pass_context(database_url_option(function))
+
+
+files_argument = click.argument("files", nargs=-1, required=True, metavar="FILE...")
+replace_option = click.option("--replace", is_flag=True, help="Reload a file that is already loaded.")
+skip_bad_option = click.option(
+    "--skip-bad", is_flag=True, help="Skip and count bad lines instead of failing the file."
+)
+
+
+@click.group(
+    help="Load corpora, type tables and type maps into the raw schema; list, remove and summarise what is "
+    "loaded. Bad input ends with exit code 2 and one line `error: FILE:LINE: problem`."
+)
+@version_option
+@database_url_option
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option(
+    "--summary-json",
+    type=click.Path(dir_okay=False),
+    help="Also write the load batches' summaries as JSON to this file.",
+)
+@click.pass_context
+def cli(ctx: click.Context, database_url: str | None, quiet: bool, summary_json: str | None) -> None:
+    ctx.obj = Session(database_url, quiet, summary_json)
+
+
+@cli.command(help="Extract paths from corpus files and load them (one batch per file).")
+@click.option("--format", "fmt", required=True, type=click.Choice(sorted(FORMATS)), help="Corpus format.")
+@click.option(
+    "--corpus",
+    "corpus",
+    metavar="NAME",
+    help="The corpus the files belong to (default: each file's stem, news.jsonl -> news); the dbt var "
+    "`corpora` builds the graph from some corpora only.",
+)
+@replace_option
+@skip_bad_option
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes that parse and extract.",
+)
+@click.option("--limit", type=click.IntRange(min=1), help="Read at most N documents per file.")
+@click.option("--ner-types", is_flag=True, help="Type linked mentions with spaCy NER labels.")
+@click.option(
+    "--ner-mentions",
+    is_flag=True,
+    help="Also add spaCy NER entities of the same sentences (id = normalised name).",
+)
+@click.option("--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder).")
+@click.option(
+    "--min-posterior", type=float, default=0.0, callback=_finite, help="facc1: minimum entity posterior."
+)
+@files_argument
+@_database_url
+def corpus(
+    ctx: click.Context,
+    database_url: str | None,
+    fmt: str,
+    corpus: str | None,
+    replace: bool,
+    skip_bad: bool,
+    processes: int,
+    limit: int | None,
+    ner_types: bool,
+    ner_mentions: bool,
+    docs_dir: str | None,
+    min_posterior: float,
+    files: tuple[str, ...],
+) -> None:
+    load_corpus, _, _ = _loaders("corpus")
+    url = _url(ctx, database_url)
+    options = {"docs_dir": docs_dir, "min_posterior": min_posterior} if fmt == "facc1" else {}
+    _load_files(
+        ctx.find_object(Session),
+        files,
+        lambda file, progress: load_corpus(
+            file,
+            fmt,
+            url,
+            corpus=corpus,
+            replace=replace,
+            skip_bad=skip_bad,
+            processes=processes,
+            ner_types=ner_types,
+            ner_mentions=ner_mentions,
+            limit=limit,
+            reader_options=options,
+            progress=progress,
+        ),
+    )
+
+
+@cli.command(help="Load entity-type tables (entity -> type; global: they type the entities of every corpus).")
+@click.option("--format", "fmt", required=True, type=click.Choice(TYPE_FORMATS), help="Type-table format.")
+@click.option(
+    "--type-source",
+    metavar="S",
+    help="The type_source stored with the types (the dbt var `type_sources` selects by it), e.g. "
+    "freebase, wikidata; default: the format's own ("
+    + ", ".join(f"{fmt}: {source}" for fmt, source in DEFAULT_SOURCE.items())
+    + ").",
+)
+@replace_option
+@skip_bad_option
+@files_argument
+@_database_url
+def types(
+    ctx: click.Context,
+    database_url: str | None,
+    fmt: str,
+    type_source: str | None,
+    replace: bool,
+    skip_bad: bool,
+    files: tuple[str, ...],
+) -> None:
+    _, load_types, _ = _loaders("types")
+    url = _url(ctx, database_url)
+    _load_files(
+        ctx.find_object(Session),
+        files,
+        lambda file, _progress: load_types(
+            file, fmt, url, replace=replace, skip_bad=skip_bad, type_source=type_source
+        ),
+    )
+
+
+@cli.command("type-map", help="Load a Freebase -> FIGER type map (FIGER's types.map).")
+@replace_option
+@skip_bad_option
+@files_argument
+@_database_url
+def type_map(
+    ctx: click.Context, database_url: str | None, replace: bool, skip_bad: bool, files: tuple[str, ...]
+) -> None:
+    _, _, load_type_map = _loaders("type-map")
+    url = _url(ctx, database_url)
+    _load_files(
+        ctx.find_object(Session),
+        files,
+        lambda file, _progress: load_type_map(file, url, replace=replace, skip_bad=skip_bad),
+    )
+
+
+@cli.command(help="Extract the shared real corpora with the shared type tables.")
+@click.option("--processes", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), help="Read at most N documents per file (quick runs).")
+@click.option(
+    "--ner-mentions", is_flag=True, help="Also add spaCy NER entities co-occurring in the sentences."
+)
+@click.option("--no-ner-types", is_flag=True, help="Do not type QID entities with NER labels.")
+@click.option(
+    "--only",
+    default="fewrel,trex,google_re,grec",
+    show_default=True,
+    help="Comma-separated corpus groups; each is loaded as the corpus of that name.",
+)
+@replace_option
+@click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
+@_database_url
+def real(
+    ctx: click.Context,
+    database_url: str | None,
+    processes: int,
+    limit: int | None,
+    ner_mentions: bool,
+    no_ner_types: bool,
+    only: str,
+    replace: bool,
+    json_file: str | None,
+) -> None:
+    from extract.real import CORPUS_GROUPS, run_real
+
+    _postgres_only("real")
+    session = ctx.find_object(Session)
+    groups = tuple(g.strip() for g in only.split(",") if g.strip())
+    unknown = sorted(set(groups) - set(CORPUS_GROUPS))
+    if unknown or not groups:
+        raise click.BadParameter(
+            f"unknown corpus group(s) {unknown}; choose from {', '.join(CORPUS_GROUPS)}", param_hint="--only"
+        )
+    progress = _progress_factory(not session.quiet)
+
+    def on_batch(summary: BatchSummary) -> None:
+        progress("")  # closes the file's bar
+        _done(session, summary)
+
+    try:
+        result = run_real(
+            _url(ctx, database_url),
+            processes=processes,
+            limit=limit,
+            ner_types=not no_ner_types,
+            ner_mentions=ner_mentions,
+            replace=replace,
+            only=groups,
+            on_batch=on_batch,
+            progress_factory=progress,
+        )
+    except USER_ERRORS as exc:
+        progress("")
+        _add_multi_file_notes(exc, session.summaries, [])
+        raise
+    out.print(_batch_table(session.summaries))
+    for table in _summary_tables(result):
+        out.print(table)
+    if json_file:
+        with open(json_file, "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=2, default=str)
+
+
+@cli.command("batches", help="List the load batches: corpus, file, sha256, counts, status, times.")
+@click.option("--corpus", metavar="NAME", help="Only the batches of this corpus.")
+@click.option("--kind", type=click.Choice(BATCH_KINDS), help="Only batches of this kind.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@_database_url
+def list_batches(
+    ctx: click.Context, database_url: str | None, corpus: str | None, kind: str | None, as_json: bool
+) -> None:
+    if current_engine() == "postgres":
+        rows = batches.list_batches(_url(ctx, database_url), corpus=corpus, kind=kind)
+    else:
+        from extract import spark_load
+        from warehouse.engine import spark_session
+
+        rows = spark_load.list_batches(spark_session("sherliic-extract-batches"), corpus=corpus, kind=kind)
+    if as_json:
+        print(json.dumps(rows, indent=2, default=str))
+        return
+    out.print(_listing_table(rows))
+    if not rows:
+        console.print("no batches" + (f" of corpus {corpus!r}" if corpus else ""), markup=False)
+    for row in rows:
+        if row["status"] == "failed" and row["error"]:
+            console.print(f"batch {row['batch_id']} failed: {row['error']}", markup=False, soft_wrap=True)
+
+
+@cli.command(
+    help="Remove batches and all their rows, in one transaction (by id and/or every batch of a corpus)."
+)
+@click.argument("batch_ids", nargs=-1, type=int, metavar="[BATCH_ID]...")
+@click.option(
+    "--corpus", "corpora", multiple=True, metavar="NAME", help="Every batch of this corpus (repeatable)."
+)
+@click.option(
+    "--missing-ok",
+    is_flag=True,
+    help="An unknown batch id or corpus is reported, not an error (scripts that may run twice).",
+)
+@_database_url
+def remove(
+    ctx: click.Context,
+    database_url: str | None,
+    batch_ids: tuple[int, ...],
+    corpora: tuple[str, ...],
+    missing_ok: bool,
+) -> None:
+    if not batch_ids and not corpora:
+        raise click.UsageError("name the batches to remove: BATCH_ID... and/or --corpus NAME")
+    if current_engine() == "postgres":
+        removed = batches.remove_batches(
+            _url(ctx, database_url), batch_ids=batch_ids, corpora=corpora, missing_ok=missing_ok
+        )
+    else:
+        from extract import spark_load
+        from warehouse.engine import spark_session
+
+        removed = spark_load.remove_batches(
+            spark_session("sherliic-extract-remove"),
+            batch_ids=batch_ids,
+            corpora=corpora,
+            missing_ok=missing_ok,
+        )
+    console.print(removal_message(removed), markup=False, highlight=False, soft_wrap=True)
+
+
+def removal_message(removed: RemovedBatches) -> str:
+    """One line: what was removed, the rows per table, what was not found, and what to run next."""
+    if not removed.batches:
+        return f"nothing removed: not found: {', '.join(removed.not_found)}"
+    listed = ", ".join(
+        f"{row['batch_id']} ({row['corpus_name'] + ': ' if row['corpus_name'] else ''}"
+        f"{row['source_file'].rsplit('/', 1)[-1]})"
+        for row in removed.batches
+    )
+    rows = ", ".join(f"{table} {n:,}" for table, n in sorted(removed.rows.items())) or "no rows"
+    message = f"removed {len(removed.batches)} batch(es): {listed}; rows deleted: {rows}"
+    if removed.not_found:
+        message += f"; not found: {', '.join(removed.not_found)}"
+    return message + "; the marts keep the old graph until the next build (make dbt-run)"
+
+
+@cli.command(help="Counts per table, rejections per rule, typed-entity share.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@_database_url
+def summary(ctx: click.Context, database_url: str | None, as_json: bool) -> None:
+    _postgres_only("summary")
+    result = database_summary(_url(ctx, database_url))
+    if as_json:
+        print(json.dumps(result, indent=2))
+    else:
+        for table in _summary_tables(result):
+            out.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="sherliic-extract")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ Inputs (from :func:`warehouse.settings.shared_data_dir`): FewRel val_wiki + val_
 T-REx ``P*.jsonl``, Google-RE (LAMA version), the original GREC files; types: the FIGER map
 (``types/figer/types.map``) and the textent tables (dev + test; Freebase MID → FIGER types).
 
+Each group is loaded as the corpus of its name (``fewrel``, ``trex``, ``google_re``, ``grec``): the dbt
+var ``corpora`` builds the graph from some of them only.
+
 Typing: Google-RE and GREC are linked to Freebase MIDs, so textent applies directly. FewRel and
 T-REx are linked to Wikidata QIDs: their entities are typed by joining the entity name with textent's
 Wikipedia titles (type_source ``textent_title``) and by spaCy NER labels (majority per entity,
@@ -27,7 +30,7 @@ from extract.batches import (
     load_types,
 )
 from extract.formats._common import json_lines
-from extract.summary import database_summary
+from extract.summary import database_summary, file_label
 from extract.types import textent_names
 from warehouse.settings import shared_data_dir
 
@@ -116,14 +119,16 @@ def run_real(
     for path in inputs.textent:
         note(load_types(path, "textent", url, replace=replace))
     names = grec_names(inputs) if any(fmt == "grec" for fmt, _ in inputs.corpora) else {}
-    for fmt, path in inputs.corpora:
+    for index, (fmt, path) in enumerate(inputs.corpora, start=1):
         options = {"names": names} if fmt == "grec" else {}
-        progress = progress_factory(f"{fmt}:{path.name}") if progress_factory else None
+        label = file_label(index, len(inputs.corpora), path.name)
+        progress = progress_factory(label) if progress_factory else None
         note(
             load_corpus(
                 path,
                 fmt,
                 url,
+                corpus=fmt,  # each group is one corpus: select them with the dbt var `corpora`
                 replace=replace,
                 processes=processes,
                 ner_types=ner_types,

@@ -40,10 +40,13 @@ from deppath.records import Document
 from extract.batches import (
     MAX_KEPT_ERRORS,
     BatchSummary,
+    RemovedBatches,
     _BadLines,
     _take,
     batch_counts,
+    batches_not_found,
     checked_documents,
+    corpus_name,
     corpus_plan,
     file_checksum,
     finish_summary,
@@ -67,7 +70,7 @@ BATCH_TABLES = {
 }
 LOAD_BATCH_COLUMNS = (
     "batch_id source_file source_format kind checksum status n_documents n_sentences n_mentions n_instances "
-    "n_rows n_bad_lines options started_at finished_at"
+    "n_rows n_bad_lines options started_at finished_at corpus_name"
 ).split()
 
 
@@ -137,29 +140,24 @@ def _is(kind: str) -> Callable[[tuple], bool]:
 class SparkBatch:
     """Skip/replace, stage, publish or record the failure: extract.batches._Batch on Spark tables."""
 
-    def __init__(self, spark, path: Path, fmt: str, kind: str, replace: bool, options: dict):
+    def __init__(
+        self, spark, path: Path, fmt: str, kind: str, replace: bool, options: dict, corpus: str | None = None
+    ):
         self.spark, self.path, self.fmt, self.kind = spark, path, fmt, kind
-        self.replace, self.options = replace, options
+        self.replace, self.options, self.corpus = replace, options, corpus
         self.checksum = file_checksum(path)
         self.source = str(path.resolve())
-        self.summary = BatchSummary(None, self.source, fmt, kind)
+        self.summary = BatchSummary(None, self.source, fmt, kind, corpus_name=corpus)
         self.staging = spark_dir() / "staging"
 
-    # load_batches is small: read whole, rewritten whole when a status changes
     def _batches(self) -> list[dict]:
-        return [row.asDict() for row in self.spark.table("raw.load_batches").collect()]
+        return read_batches(self.spark)
 
     def _write_batches(self, rows: list[dict]) -> None:
-        schema = self.spark.table("raw.load_batches").schema
-        data = [tuple(row[c] for c in LOAD_BATCH_COLUMNS) for row in rows]
-        self.spark.createDataFrame(data, schema).write.insertInto("raw.load_batches", overwrite=True)
+        write_batches(self.spark, rows)
 
     def _drop_partitions(self, batch_ids: Iterable[int], kind: str | None = None) -> None:
-        for batch_id in batch_ids:
-            for table in BATCH_TABLES.get(kind or self.kind, ()):
-                self.spark.sql(
-                    f"alter table raw.{table} drop if exists partition (batch_id = {int(batch_id)})"
-                )
+        drop_partitions(self.spark, batch_ids, kind or self.kind)
 
     def _recover(self, rows: list[dict]) -> list[dict]:
         """Batches a crashed load left 'loading' become 'failed' and lose their rows."""
@@ -190,9 +188,16 @@ class SparkBatch:
         if existing and not self.replace:
             old = existing[0]
             self.summary.batch_id = old["batch_id"]
+            self.summary.corpus_name = old["corpus_name"]
             self.summary.skipped = True
             self.summary.message = skip_message(
-                self.path, self.fmt, old["batch_id"], json.loads(old["options"] or "{}"), self.options
+                self.path,
+                self.fmt,
+                old["batch_id"],
+                json.loads(old["options"] or "{}"),
+                self.options,
+                old["corpus_name"],
+                self.corpus,
             )
             return self.summary
         batch_id = max((row["batch_id"] for row in rows), default=0) + 1
@@ -208,6 +213,7 @@ class SparkBatch:
             options=json.dumps(self.options),
             started_at=datetime.now(UTC),
             finished_at=None,
+            corpus_name=self.corpus,
         )
         self._write_batches([*rows, row])
         replaced = [old["batch_id"] for old in existing]
@@ -242,6 +248,75 @@ class SparkBatch:
             pass
 
 
+# load_batches is small: read whole, rewritten whole when a status changes
+def read_batches(spark) -> list[dict]:
+    return [row.asDict() for row in spark.table("raw.load_batches").collect()]
+
+
+def write_batches(spark, rows: list[dict]) -> None:
+    schema = spark.table("raw.load_batches").schema
+    data = [tuple(row[c] for c in LOAD_BATCH_COLUMNS) for row in rows]
+    spark.createDataFrame(data, schema).write.insertInto("raw.load_batches", overwrite=True)
+
+
+def drop_partitions(spark, batch_ids: Iterable[int], kind: str) -> None:
+    for batch_id in batch_ids:
+        for table in BATCH_TABLES.get(kind, ()):
+            spark.sql(f"alter table raw.{table} drop if exists partition (batch_id = {int(batch_id)})")
+
+
+def list_batches(spark, *, corpus: str | None = None, kind: str | None = None) -> list[dict]:
+    """extract.batches.list_batches on the Spark catalog."""
+    apply_spark_schema(spark)
+    rows = []
+    for row in sorted(read_batches(spark), key=lambda r: r["batch_id"]):
+        if (corpus is None or row["corpus_name"] == corpus) and (kind is None or row["kind"] == kind):
+            options = json.loads(row["options"] or "{}")
+            rows.append({**row, "error": options.get("error"), "type_source": options.get("type_source")})
+    return rows
+
+
+def remove_batches(
+    spark, *, batch_ids: Iterable[int] = (), corpora: Iterable[str] = (), missing_ok: bool = False
+) -> RemovedBatches:
+    """extract.batches.remove_batches on the Spark catalog: unknown names are refused before anything
+    changes; then one rewrite of load_batches unpublishes the batches and their partitions are dropped
+    (a crash in between leaves only unreferenced partitions, which no model reads)."""
+    batch_ids, corpora = sorted(set(batch_ids)), sorted(set(corpora))
+    if not batch_ids and not corpora:
+        raise ValueError("name the batches to remove (batch ids or corpus names)")
+    apply_spark_schema(spark)
+    rows = read_batches(spark)
+    chosen = [
+        r
+        for r in rows
+        if r["batch_id"] in batch_ids or (r["kind"] == "corpus" and r["corpus_name"] in corpora)
+    ]
+    found = {r["batch_id"] for r in chosen}
+    found_corpora = {r["corpus_name"] for r in chosen if r["kind"] == "corpus"}
+    missing_ids = [i for i in batch_ids if i not in found]
+    missing_corpora = [c for c in corpora if c not in found_corpora]
+    removed = RemovedBatches(
+        batches=[
+            {k: r[k] for k in ("batch_id", "kind", "corpus_name", "source_file", "status")} for r in chosen
+        ],
+        not_found=[f"batch {i}" for i in missing_ids] + [f"corpus {c!r}" for c in missing_corpora],
+    )
+    if removed.not_found and not missing_ok:
+        loaded = {r["corpus_name"] for r in rows if r["kind"] == "corpus" and r["status"] == "loaded"}
+        raise batches_not_found(missing_ids, missing_corpora, sorted(loaded - {None}))
+    if chosen:
+        for r in chosen:
+            for table in BATCH_TABLES.get(r["kind"], ()):
+                n = spark.sql(f"select count(*) from raw.{table} where batch_id = {int(r['batch_id'])}")
+                removed.rows[table] = removed.rows.get(table, 0) + n.collect()[0][0]
+        write_batches(spark, [r for r in rows if r["batch_id"] not in found])
+        for r in chosen:
+            drop_partitions(spark, [r["batch_id"]], r["kind"])
+    removed.rows = {table: n for table, n in removed.rows.items() if n}
+    return removed
+
+
 # -- loaders -------------------------------------------------------------------------------------------
 def _insert(spark, table: str, batch_id: int, data, schema) -> None:
     """Append rows (an RDD or list of tuples in the table's column order without batch_id) to the batch's
@@ -264,6 +339,7 @@ def load_corpus(
     path: str | Path,
     fmt: str,
     *,
+    corpus: str | None = None,
     replace: bool = False,
     skip_bad: bool = False,
     ner_types: bool = False,
@@ -278,6 +354,7 @@ def load_corpus(
     chunk_documents: documents sent to the cluster per Spark job (default TASKS_PER_CORE tasks of
     TASK_DOCUMENTS documents per core of spark.default.parallelism)."""
     path = check_input_file(Path(path))
+    corpus = corpus_name(path, corpus)
     corpus_reader, extraction, options = corpus_plan(
         path, fmt, reader_options, ner_types=ner_types, ner_mentions=ner_mentions, limit=limit
     )
@@ -285,7 +362,7 @@ def load_corpus(
 
     sc = spark.sparkContext
     options = {"engine": "spark", "parallelism": sc.defaultParallelism, "skip_bad": skip_bad, **options}
-    batch = SparkBatch(spark, path, fmt, "corpus", replace, options)
+    batch = SparkBatch(spark, path, fmt, "corpus", replace, options, corpus)
     bad = _BadLines() if skip_bad else None
     stats: Counter = Counter()
     chunk = chunk_documents or sc.defaultParallelism * TASKS_PER_CORE * TASK_DOCUMENTS

@@ -1,5 +1,5 @@
-"""What is in the raw schema: counts per table, rejections per rule, the typed-entity share
-(`sherliic-extract summary`)."""
+"""What is in the raw schema: counts per table and per corpus, rejections per rule, the typed-entity
+share (`sherliic-extract summary`)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,13 @@ def database_summary(url: str | None = None) -> dict:
             f"{kind}/{status}": n
             for kind, status, n in conn.execute(
                 "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
+            )
+        }
+        corpora = {
+            name: {"batches": int(b), "documents": int(d), "instances": int(i)}
+            for name, b, d, i in conn.execute(
+                "select corpus_name, count(*), sum(n_documents), sum(n_instances) from raw.load_batches "
+                "where status = 'loaded' and kind = 'corpus' group by 1 order by 1"
             )
         }
         documents, mentions, parsed = conn.execute(
@@ -82,6 +89,7 @@ def database_summary(url: str | None = None) -> dict:
     rejected = sum(rejections.values())
     return {
         "batches": batches,
+        "corpora": corpora,
         "tables": tables,
         "documents": int(documents),
         "sentences_parsed": int(parsed),
@@ -100,3 +108,8 @@ def database_summary(url: str | None = None) -> dict:
         "typed_graph_share": round(n_graph_typed / n_graph, 4) if n_graph else 0.0,
         "typed_entities_by_source": by_source,
     }
+
+
+def file_label(index: int, total: int, name: str) -> str:
+    """A progress bar's label: which file of how many (``file 3/12 P17.jsonl``)."""
+    return f"file {index}/{total} {name.rsplit('/', 1)[-1]}"

@@ -1,10 +1,11 @@
 """Entity-type tables and type maps: readers for the formats the loader accepts.
 
-Entity types (``sherliic-extract types --format F FILE`` → raw.entity_types):
+Entity types (``sherliic-extract types --format F --type-source S FILE`` → raw.entity_types):
 
 - ``tsv``: ``entity<TAB>type`` per line, Freebase style (``/m/0d6lp<TAB>/location/citytown``); an
   optional header line ``entity<TAB>type`` is skipped; blank lines and ``#`` comments are ignored.
-  type_source ``freebase`` (override with ``type_source=``).
+  type_source ``tsv`` (the format: nothing in the file says where its types come from; name it with
+  ``type_source=`` / ``--type-source``, e.g. ``freebase`` or ``wikidata``).
 - ``ntriples``: Freebase RDF dump lines (N-Triples, tab or space separated); only triples with the
   predicate ``<http://rdf.freebase.com/ns/type.object.type>`` are used (others are counted as
   ``other_predicate`` and skipped): ``<…/ns/m.0d6lp>  <…/ns/type.object.type>  <…/ns/location.citytown> .``
@@ -32,7 +33,8 @@ from extract.formats._common import ErrorHandler, check_id, read_lines, report
 from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")
-DEFAULT_SOURCE = {"tsv": "freebase", "ntriples": "freebase", "textent": "figer"}
+# type_source when none is given: what the format itself says about its types (a plain TSV says nothing).
+DEFAULT_SOURCE = {"tsv": "tsv", "ntriples": "freebase", "textent": "figer"}
 TYPE_PREDICATE = "type.object.type"
 _NT = re.compile(r"^\s*(<[^>]*>|\S+)\s+(<[^>]*>|\S+)\s+(<[^>]*>|\S+)\s*\.\s*$")
 

@@ -23,8 +23,8 @@ VARS = {"top_k_types": 2, "r_min": 1, "min_relv": 0, "min_sigma": -1000000, "min
 def _load_raw_graph(url: str) -> None:
     with connect(url) as conn:
         batch = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
-            "values ('fixture', 'jsonl', 'corpus', 'c', 'loaded') returning batch_id"
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
+            "values ('fixture', 'jsonl', 'corpus', 'c', 'loaded', 'fixture') returning batch_id"
         ).fetchone()[0]
         types = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "

@@ -37,7 +37,7 @@ GOOD = FORMATS / "sample.jsonl"
 
 def _extract(url: str, capsys, *args: str) -> tuple[int, str]:
     """sherliic-extract in-process: (exit code, stderr with the console's line wrapping undone)."""
-    code = cli.main(["--url", url, "--quiet", *args])
+    code = cli.main(["--database-url", url, "--quiet", *args])
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return code, err
@@ -456,9 +456,10 @@ def test_facc1_nan_posterior_is_refused(fresh_db_url, tmp_path, capsys):
         fresh_db_url, capsys, "corpus", "--format", "facc1", "--docs-dir", str(docs), str(path)
     )
     assert code == 2 and f"{path}:2: byte offsets must be integers and posteriors finite numbers" in err
-    assert cli._parser().parse_args(["corpus", "--format", "facc1", "x"]).min_posterior == 0.0
-    with pytest.raises(SystemExit):
-        cli._parser().parse_args(["corpus", "--format", "facc1", "--min-posterior", "nan", "x"])
+    code, err = _extract(
+        fresh_db_url, capsys, "corpus", "--format", "facc1", "--min-posterior", "nan", str(path)
+    )
+    assert code == 2 and "Invalid value for '--min-posterior': nan is not a finite number" in err
 
 
 # -- 11. multi-file loads, timestamps, spreadsheet formulas -----------------------------------------------

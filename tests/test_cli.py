@@ -13,7 +13,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 
 def _run(url: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "extract.cli", "--url", url, "--quiet", *args],
+        [sys.executable, "-m", "extract.cli", "--database-url", url, "--quiet", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -42,8 +42,10 @@ def test_cli_end_to_end(fresh_db_url, tmp_path):
     data = json.loads(summary.stdout)
     assert data["paths_kept"] == 4 and data["tables"]["type_mappings"] == 1
     assert data["batches"] == {"corpus/failed": 1, "corpus/loaded": 1, "type_map/loaded": 1}
+    assert data["corpora"] == {"sample": {"batches": 1, "documents": 3, "instances": 4}}
     table = _run(fresh_db_url, "summary")
     assert "rejected paths per rule" in table.stdout and "typed entities" in table.stdout
+    assert "loaded corpora" in table.stdout
 
 
 def test_cli_bad_input_exit_code(fresh_db_url, tmp_path):
@@ -66,7 +68,7 @@ def test_error_is_one_line_under_a_deep_path_and_a_narrow_terminal(fresh_db_url,
             sys.executable,
             "-m",
             "extract.cli",
-            "--url",
+            "--database-url",
             fresh_db_url,
             "--quiet",
             "corpus",

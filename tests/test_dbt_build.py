@@ -58,16 +58,16 @@ def load_raw_graph(url: str, graph: dict) -> None:
     """Insert a graph into raw.* directly (one loaded corpus batch, one loaded type batch, one failed)."""
     with connect(url) as conn:
         corpus = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
-            "values ('graph.jsonl', 'jsonl', 'corpus', 'c1', 'loaded') returning batch_id"
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
+            "values ('graph.jsonl', 'jsonl', 'corpus', 'c1', 'loaded', 'graph') returning batch_id"
         ).fetchone()[0]
         type_batch = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
             "values ('types.tsv', 'types_tsv', 'types', 't1', 'loaded') returning batch_id"
         ).fetchone()[0]
         failed = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
-            "values ('broken.jsonl', 'jsonl', 'corpus', 'c2', 'failed') returning batch_id"
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
+            "values ('broken.jsonl', 'jsonl', 'corpus', 'c2', 'failed', 'broken') returning batch_id"
         ).fetchone()[0]
         names = sorted({e for _, a, b, _ in graph["instances"] for e in (a, b)})
         for entity in names:

@@ -27,8 +27,8 @@ MODELS = ["tag:teg"]
 def load_raw(url: str) -> None:
     with psycopg.connect(url) as conn:
         corpus = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
-            "values ('g.jsonl', 'jsonl', 'corpus', 'g', 'loaded') returning batch_id"
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
+            "values ('g.jsonl', 'jsonl', 'corpus', 'g', 'loaded', 'g') returning batch_id"
         ).fetchone()[0]
         types = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "

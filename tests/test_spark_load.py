@@ -118,3 +118,30 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_db_url, tmp_path):
     loaded = {b for b, status in batches.items() if status == "loaded"}
     assert {r["batch_id"] for r in table(catalog, "relation_instances")} == loaded
     assert spark_rows(catalog, replaced["batch_id"]) == postgres_rows(fresh_db_url, on_postgres.batch_id)
+
+    # corpora: named by the file's stem; listed and removed (partitions dropped) like on Postgres
+    assert replaced["corpus_name"] == GOOD.stem and skipped_bad["corpus_name"] == "bad"
+    listing = spark_cli(catalog, "batches", "--json")
+    assert listing.returncode == 0, listing.stderr
+    assert sorted((b["status"], b["corpus_name"]) for b in json.loads(listing.stdout)) == [
+        ("failed", "bad"),
+        ("loaded", "bad"),
+        ("loaded", GOOD.stem),
+    ]
+    unknown = spark_cli(catalog, "remove", "--corpus", "bad", "999")
+    assert (
+        unknown.returncode == 2
+        and "error: raw.load_batches: no batch 999 (corpora loaded: " in unknown.stderr
+    )
+    assert len(table(catalog, "load_batches")) == 3
+    removed = spark_cli(catalog, "remove", "--corpus", "bad")
+    assert removed.returncode == 0 and "removed 2 batch(es)" in removed.stderr, removed.stderr
+    assert [b["batch_id"] for b in table(catalog, "load_batches")] == [replaced["batch_id"]]
+    assert {r["batch_id"] for r in table(catalog, "relation_instances")} == {replaced["batch_id"]}
+
+
+def spark_cli(catalog: Path, *args: str) -> subprocess.CompletedProcess:
+    """`sherliic-extract ARGS` on the Spark catalog, output captured."""
+    env = {**os.environ, "SHERLIIC_ENGINE": "spark", "SHERLIIC_SPARK_DIR": str(catalog)}
+    argv = [sys.executable, "-m", "extract.cli", "--quiet", *args]
+    return subprocess.run(argv, env=env, capture_output=True, text=True)

@@ -35,10 +35,20 @@ def raw_table_names() -> list[str]:
     return [m.group(1) for s in spark_schema_statements() if (m := pattern.search(s))]
 
 
+# Columns added to raw tables after their first release: catalogs created before get them on the next
+# apply (Spark has no `add column if not exists`). Their rows read as null there.
+ADDED_COLUMNS = {"load_batches": {"corpus_name": "string"}}
+
+
 def apply_spark_schema(spark) -> None:
-    """Create the raw database and tables in the Spark catalog (idempotent)."""
+    """Create the raw database and tables in the Spark catalog, and add newer columns (idempotent)."""
     for statement in spark_schema_statements():
         spark.sql(statement)
+    for table, columns in ADDED_COLUMNS.items():
+        present = set(spark.table(f"raw.{table}").columns)
+        missing = [f"{name} {kind}" for name, kind in columns.items() if name not in present]
+        if missing:
+            spark.sql(f"alter table raw.{table} add columns ({', '.join(missing)})")
 
 
 def _select_list(spark_schema) -> str:

@@ -299,8 +299,8 @@ def generate(
             conn.execute("delete from raw.load_batches where batch_id = %s", (existing[0],))
         gen = TegGenerator(config)
         batch_id = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, options) "
-            "values (%s, 'synthetic', 'corpus', %s, %s) returning batch_id",
+            "insert into raw.load_batches (source_file, source_format, kind, checksum, options, corpus_name) "
+            "values (%s, 'synthetic', 'corpus', %s, %s, 'synthetic') returning batch_id",
             (f"synthetic:seed={config.seed}", checksum, json.dumps(asdict(config))),
         ).fetchone()[0]
         n_ent = config.entities

@@ -33,3 +33,22 @@ true
 {% macro map_types_enabled() -%}
 {{ return(var("map_types") is sameas true) }}
 {%- endmacro %}
+
+{#
+  The batches the graph is built from: every non-corpus batch (type tables and maps are global), and
+  the corpus batches of the corpora named in the var corpora (null = every corpus). A malformed value
+  renders as selecting no corpus: models are parsed before validate_vars stops the run with its message.
+#}
+{% macro selected_corpora_filter(kind_column, corpus_column) -%}
+{%- set corpora = var("corpora") -%}
+{%- if corpora is none -%}
+true
+{%- else -%}
+{%- set names = [corpora] if corpora is string else (corpora if corpora is iterable and corpora is not mapping else []) -%}
+{%- set names = names | select('string') | list -%}
+({{ kind_column }} <> 'corpus'
+{%- if names %} or {{ corpus_column }} in (
+{%- for name in names -%}{{ sql_string_literal(name) }}{{ ", " if not loop.last }}{%- endfor -%}
+){%- endif -%})
+{%- endif -%}
+{%- endmacro %}

@@ -47,6 +47,8 @@
         {{ sherliic_var_error('type_sources', sources, 'null (every source) or a non-empty list of non-empty strings') }}
     {%- endif -%}
 
+    {{- validate_corpora() -}}
+
     {%- if var('map_types') is not sameas true and var('map_types') is not sameas false -%}
         {{ sherliic_var_error('map_types', var('map_types'), 'true or false') }}
     {%- endif -%}
@@ -68,4 +70,39 @@
     {{ exceptions.raise_compiler_error(
         "invalid dbt var " ~ name ~ " = " ~ (tojson(value) or value | string) ~ ": must be " ~ allowed
     ) }}
+{%- endmacro %}
+
+{#
+  corpora: null, a corpus name or a non-empty list of them, each the name of a loaded corpus (a typo
+  would otherwise build an empty graph). The loaded corpora are read only when the var is set.
+#}
+{% macro validate_corpora() -%}
+    {%- set corpora = var('corpora') -%}
+    {%- if corpora is none -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set names = [corpora] if corpora is string else corpora -%}
+    {%- if names is string or names is mapping or names is not iterable
+        or names | length == 0
+        or names | reject('string') | list | length > 0
+        or names | map('trim') | select('equalto', '') | list | length > 0 -%}
+        {{ sherliic_var_error('corpora', corpora, 'null (every corpus) or a non-empty list of corpus names') }}
+    {%- endif -%}
+    {%- if execute -%}
+        {%- set loaded_query -%}
+            select distinct corpus_name
+            from {{ source('extract', 'load_batches') }}
+            where kind = 'corpus' and status = 'loaded' and corpus_name is not null
+            order by corpus_name
+        {%- endset -%}
+        {%- set loaded = run_query(loaded_query).columns[0].values() | list -%}
+        {%- set unknown = names | reject('in', loaded) | list -%}
+        {%- if unknown -%}
+            {{ sherliic_var_error(
+                'corpora', corpora,
+                'names of loaded corpora; not loaded: ' ~ unknown | join(', ')
+                ~ ' (loaded: ' ~ (loaded | join(', ') or 'none') ~ '; sherliic-extract batches lists them)'
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
 {%- endmacro %}

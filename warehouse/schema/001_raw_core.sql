@@ -26,6 +26,16 @@ create table if not exists raw.load_batches (
 create unique index if not exists load_batches_checksum_loaded
     on raw.load_batches (kind, source_format, checksum) where status = 'loaded';
 
+-- The corpus a corpus batch belongs to (`sherliic-extract corpus --corpus NAME`, default the file's
+-- stem): the dbt var `corpora` builds the graph from some corpora only, and `sherliic-extract remove
+-- --corpus NAME` drops one. Null for the other kinds: type tables and maps are global (entity -> type).
+alter table raw.load_batches add column if not exists corpus_name text;
+-- Batches loaded before corpora had names: each file was its own corpus, named by its stem (the default).
+update raw.load_batches
+set corpus_name = regexp_replace(regexp_replace(source_file, '^.*/', ''), '[.][^.]*$', '')
+where kind = 'corpus' and corpus_name is null;
+create index if not exists load_batches_corpus on raw.load_batches (corpus_name) where kind = 'corpus';
+
 -- Sentences kept for provenance: "which sentences support this rule?"
 create table if not exists raw.sentences (
     sentence_id     bigint generated always as identity primary key,

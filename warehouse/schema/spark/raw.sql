@@ -11,7 +11,8 @@ create database if not exists raw;
 create table if not exists raw.load_batches (
     batch_id bigint, source_file string, source_format string, kind string, checksum string,
     status string, n_documents bigint, n_sentences bigint, n_mentions bigint, n_instances bigint,
-    n_rows bigint, n_bad_lines bigint, options string, started_at timestamp, finished_at timestamp
+    n_rows bigint, n_bad_lines bigint, options string, started_at timestamp, finished_at timestamp,
+    corpus_name string
 ) using parquet;
 
 create table if not exists raw.sentences (
