@@ -9,7 +9,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-real dbt-run dbt-test export \
-	baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
+	dbt-docs baselines baseline probe combination noisy-labels fidelity bench bench-extract bench-candidates \
 	bench-baselines bench-spark lm lm-deps bench-lm annotate-sample annotate-serve browser-deps spark-deps clean
 
 help: ## List every target with a one-line description
@@ -63,6 +63,11 @@ dbt-run: $(STAMP) ## dbt run (thresholds as dbt vars: make dbt-run VARS='{r_min:
 
 dbt-test: $(STAMP) ## dbt test (data tests and unit tests)
 	$(BIN)/sherliic-dbt test $(if $(VARS),--vars "$(VARS)")
+
+DOCS_PORT ?= 8580
+dbt-docs: $(STAMP) ## dbt docs generate + serve (models, columns, lineage) on http://127.0.0.1:DOCS_PORT (8580)
+	$(BIN)/sherliic-dbt docs generate --vars '{docs_catalog: true}'
+	$(BIN)/sherliic-dbt docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
 export: $(STAMP) ## Write the SherLIiC release formats to OUT (default out/export; either engine)
 	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT))

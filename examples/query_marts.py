@@ -32,6 +32,8 @@ CANDIDATE_COLUMNS = [
     "premise_type_a",
     "premise_type_b",
     "hypothesis_path",
+    "hypothesis_type_a",
+    "hypothesis_type_b",
     "relv",
     "sigma",
     "esr",
@@ -45,6 +47,12 @@ def top_candidates(warehouse, n: int) -> pd.DataFrame:
     return warehouse.read_mart(
         "inference_candidates", columns=CANDIDATE_COLUMNS, order_by="score desc, candidate_key", limit=n
     )
+
+
+def typed(candidates: pd.DataFrame, side: str) -> pd.Series:
+    """A side of each candidate as `path[type_a, type_b]`."""
+    types = candidates[f"{side}_type_a"] + ", " + candidates[f"{side}_type_b"]
+    return candidates[f"{side}_path"] + "[" + types + "]"
 
 
 def supporting_sentences(warehouse, candidate: pd.Series) -> pd.DataFrame:
@@ -120,8 +128,8 @@ def cli(database_url: str | None, top: int, out: Path) -> None:
             raise MartError("inference_candidates is empty: no rule passed the thresholds")
         print(f"\nTop {len(best)} inference candidates:")
         print(
-            best[
-                ["premise_path", "hypothesis_path", "alignment", "relv", "sigma", "esr", "score"]
+            best.assign(premise=typed(best, "premise"), hypothesis=typed(best, "hypothesis"))[
+                ["premise", "hypothesis", "alignment", "relv", "sigma", "esr", "score"]
             ].to_string()
         )
         first = best.iloc[0]

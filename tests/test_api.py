@@ -3,8 +3,12 @@ Postgres warehouse built by dbt from the planted graph of tests/test_dbt_build.p
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 
 import pandas as pd
@@ -24,8 +28,9 @@ from warehouse.api import (
     read_sql,
     rebuild_command,
 )
+from warehouse.dbt import dbt_executable, run_dbt
 from warehouse.errors import DatabaseUnavailable
-from warehouse.server import server_url
+from warehouse.server import dbt_env, server_url
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT
 
 
@@ -254,3 +259,59 @@ def test_column_docs_are_postgres_comments(built: str) -> None:
         "where attrelid = 'warehouse.relation_instances'::regclass and attname = 'sentence_text'",
     )
     assert view[0][0] == "The sentence the instance was extracted from."
+
+
+def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
+    """`make dbt-docs`: the catalog carries the comments; the site is served on 127.0.0.1, offline."""
+    target = tmp_path / "target"
+    generate = ["docs", "generate", "--target-path", str(target), "--log-path", str(tmp_path)]
+    run_dbt(generate, built, {"docs_catalog": True})
+    catalog = json.loads((target / "catalog.json").read_text())
+    node = catalog["nodes"]["model.sherliic.inference_candidates"]
+    assert node["metadata"]["comment"].startswith("SherLIiC's InfCands")
+    assert node["columns"]["relv"]["comment"] == "Relv(A,B) = |A∩B|·|E|² / (|A|·|B|)"
+    # the next parse (no docs_catalog) in the same target folder builds into the staging schema again
+    run_dbt(["parse", "--target-path", str(target), "--log-path", str(tmp_path)], built)
+    manifest = json.loads((target / "manifest.json").read_text())
+    assert manifest["nodes"]["model.sherliic.inference_candidates"]["schema"] == "warehouse__next"
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    project = str(DBT_PROJECT_DIR)
+    command = [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-browser"]
+    command += ["--project-dir", project, "--profiles-dir", project, "--target-path", str(target)]
+    serving = subprocess.Popen(command, env=dbt_env(built), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/catalog.json", timeout=5) as response:
+                    assert json.load(response)["nodes"].keys() == catalog["nodes"].keys()
+                break
+            except OSError:
+                assert serving.poll() is None, serving.stderr.read().decode()
+                assert time.monotonic() < deadline, "dbt docs serve did not answer within 60 s"
+                time.sleep(0.5)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+            assert response.status == 200 and b"dbt" in response.read()
+    finally:
+        serving.terminate()
+        serving.wait(timeout=30)
+
+
+def test_a_build_with_docs_catalog_is_refused(built: str, tmp_path, capfd) -> None:
+    build_args = [
+        "build",
+        "--select",
+        "relations",
+        "--target-path",
+        str(tmp_path),
+        "--log-path",
+        str(tmp_path),
+    ]
+    assert run_dbt(build_args, built, {"docs_catalog": True}, check=False) != 0
+    assert "docs_catalog is for `dbt docs generate` only" in capfd.readouterr().out
+    assert run_dbt(
+        build_args[:3] + ["--target-path", str(tmp_path)], built, {"docs_catalog": "yes"}, check=False
+    )
+    assert "invalid dbt var docs_catalog" in capfd.readouterr().out
