@@ -90,6 +90,10 @@ def test_read_mart_selects_filters_sorts_and_limits(built: str) -> None:
     assert list(crossed.columns) == ["hypothesis_path", "alignment", "score"]
     assert set(crossed["hypothesis_path"]) == {BUY_FROM} and set(crossed["alignment"]) == {"crossed"}
     assert list(crossed["score"]) == sorted(crossed["score"], reverse=True)
+    like = read_mart(
+        "relations", columns=["path"], where="path like %s", params=["%buy%"], database_url=built
+    )
+    assert set(like["path"]) == {BUY, BUY_FROM}
     top = read_mart(
         "inference_candidates", columns=["score"], order_by="score desc", limit=1, database_url=built
     )
@@ -138,6 +142,8 @@ def test_check_corpora_compares_sets_and_names_the_rebuild_command() -> None:
             check_corpora(requested, built)
         assert caught.value.requested == sorted(set(requested)) and caught.value.built == sorted(set(built))
         assert rebuild_command(requested) in str(caught.value)
+    with pytest.raises(TypeError, match="corpora must be a list of corpus names, got the string 'trex'"):
+        check_corpora("trex", ["trex"])
     assert (
         rebuild_command(["trex", "fewrel"]) == 'sherliic-dbt build --vars \'{corpora: ["fewrel", "trex"]}\''
     )

@@ -18,7 +18,8 @@ build, so when it was built from other corpora (mart ``teg_corpora``) a :class:`
 which command rebuilds it, instead of silently answering from another graph.
 
 ``where`` and ``order_by`` are SQL spliced into the query: pass values through ``params`` (``%s``
-placeholders, bound by the database; write a literal ``%`` as ``%%``), never format them into the string.
+placeholders, bound by the database on both engines), never format them into the string; a LIKE pattern
+too (``where="premise_path like %s", params=["%buy%"]``).
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def rebuild_command(corpora: Iterable[str]) -> str:
 
 def check_corpora(requested: Iterable[str], built: Iterable[str]) -> None:
     """Raise :class:`CorporaMismatch` unless `requested` and `built` name the same set of corpora."""
+    if isinstance(requested, str):  # set("trex") would be its letters
+        raise TypeError(f"corpora must be a list of corpus names, got the string {requested!r}")
     if set(requested) != set(built):
         raise CorporaMismatch(requested, built)
 
