@@ -1,4 +1,4 @@
-"""The demo corpus generator (extract/generator.py): determinism, format, planted paths, expected scores."""
+"""The demo corpus generator (demo/generator.py): determinism, format, planted paths, expected scores."""
 
 from __future__ import annotations
 

@@ -222,7 +222,7 @@ def test_missing_marts_give_a_clear_error(fresh_db_url: str) -> None:
 
 
 def test_sql_equals_the_dense_numpy_reference_on_a_synthetic_graph() -> None:
-    """benchmarks/bench_baselines at toy size: SQL and the original dense approach agree (asserted there)."""
+    """benchmarks/bench_baselines.py at toy size: SQL and the dense approach agree (asserted there)."""
     from benchmarks.bench_baselines import bench_sql_vs_dense
 
     result = bench_sql_vs_dense(n_relations=200, cluster_size=10, pool=40, edges_per_relation=10, n_items=60)

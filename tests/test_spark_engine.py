@@ -150,3 +150,19 @@ def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
             assert len(postgres_rows) > 100, "the comparison needs a non-trivial graph"
         problems = differences(mart_rows(columns, spark_rows), mart_rows(columns, postgres_rows))
         assert problems == [], f"{mart}: " + "\n".join(problems[:10])
+
+    # the Python API (warehouse/api.py) reads the same marts on both engines
+    from warehouse.api import read_mart
+
+    query = {
+        "columns": ["candidate_key", "premise_path", "hypothesis_path", "alignment", "score"],
+        "where": "alignment = %s",
+        "params": ["straight"],
+        "order_by": "score desc, candidate_key",
+        "limit": 20,
+    }
+    on_spark = read_mart("inference_candidates", engine="spark", **query)
+    on_postgres = read_mart("inference_candidates", database_url=fresh_db_url, **query)
+    assert len(on_spark) == 20 and list(on_spark.columns) == query["columns"]
+    assert on_spark.drop(columns="score").equals(on_postgres.drop(columns="score"))
+    assert on_spark["score"].tolist() == pytest.approx(on_postgres["score"].tolist(), rel=1e-9)

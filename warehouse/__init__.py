@@ -1,2 +1,18 @@
 """The database side: settings, the embedded Postgres and its URL, all DDL (schema/), the dbt runner,
-the release export, the candidate-score formulas and the plain-Python reference build."""
+the release export, the candidate-score formulas, the plain-Python reference build, and the Python API
+(warehouse/api.py: the marts as pandas DataFrames), re-exported here:
+
+    from warehouse import list_marts, open_warehouse, read_mart, read_sql
+"""
+
+API = ("list_marts", "open_warehouse", "read_mart", "read_sql", "CorporaMismatch", "MartError")
+__all__ = list(API)
+
+
+def __getattr__(name: str):
+    # imported on first use: the command-line tools import warehouse.* without paying for pandas
+    if name in API:
+        from warehouse import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'warehouse' has no attribute {name!r}")

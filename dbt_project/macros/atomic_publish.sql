@@ -15,6 +15,11 @@
   query finish on the old tables (the drop waits for them), later queries see the new ones; views
   keep pointing at the tables they were built on (Postgres binds views by OID, not by name).
 
+  `dbt docs generate` must find the relations where they are published: with the dbt var
+  docs_catalog (true only there; make dbt-docs) the manifest names the live schemas. A var, not the
+  command name: changing a var makes dbt parse the project again, so a cached manifest of one kind is
+  never reused by the other, and validate_vars refuses a build with it.
+
   Spark (dbt-spark, Hive-style databases) has neither transactional DDL nor tables moving between
   databases, so there the staging suffix is empty: models are built in place, one at a time, as
   before (docs/design.md §2). Incremental models and snapshots would be rebuilt in full here; the
@@ -34,7 +39,7 @@
 
 {% macro generate_schema_name(custom_schema_name, node) -%}
     {%- set live = default__generate_schema_name(custom_schema_name, node) | trim -%}
-    {%- if node.resource_type in ['model', 'seed'] -%}
+    {%- if node.resource_type in ['model', 'seed'] and not var('docs_catalog', false) -%}
         {{ live ~ staging_schema_suffix() }}
     {%- else -%}
         {{ live }}

@@ -59,6 +59,16 @@
         {{ sherliic_var_error('work_mem', work_mem, "a Postgres memory size such as '256MB' (digits, then kB, MB, GB or TB)") }}
     {%- endif -%}
 
+    {%- if var('docs_catalog') is not sameas true and var('docs_catalog') is not sameas false -%}
+        {{ sherliic_var_error('docs_catalog', var('docs_catalog'), 'true or false') }}
+    {%- endif -%}
+    {%- if var('docs_catalog') and flags.WHICH in ['run', 'build', 'seed'] -%}
+        {{ exceptions.raise_compiler_error(
+            "dbt var docs_catalog is for `dbt docs generate` only (make dbt-docs): a build with it would "
+            ~ "write into the live schemas instead of publishing atomically"
+        ) }}
+    {%- endif -%}
+
     {%- if flags.WHICH == 'retry' -%}
         {{ exceptions.raise_compiler_error(
             "dbt retry cannot resume a build: a failed build publishes nothing, so rerun the whole build"

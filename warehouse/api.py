@@ -1,0 +1,224 @@
+"""The marts as pandas DataFrames, on either engine (the Python API; README "Python API").
+
+    from warehouse import read_mart, read_sql, list_marts
+
+    list_marts()                                      # ['annotation_item_labels', ..., 'untyped_edges']
+    top = read_mart("inference_candidates", columns=["premise_path", "hypothesis_path", "score"],
+                    where="alignment = %s", params=["crossed"], order_by="score desc", limit=10)
+    read_sql("select count(*) as n from warehouse.relations")
+
+Postgres (the default; ``database_url`` or DATABASE_URL, else the embedded server) is read through
+SQLAlchemy with ``pandas.read_sql``; Spark (``engine="spark"`` or SHERLIIC_ENGINE=spark) through the
+local catalog's Spark session and ``toPandas``. Each function opens and closes its own connection; for
+many reads in a row (a Spark session takes seconds to start) use ``with open_warehouse() as wh:
+wh.read_mart(...)``.
+
+``corpora=["a", "b"]`` asks for the marts built from exactly those corpora: the warehouse holds one
+build, so when it was built from other corpora (mart ``teg_corpora``) a :class:`CorporaMismatch` says
+which command rebuilds it, instead of silently answering from another graph.
+
+``where`` and ``order_by`` are SQL spliced into the query: pass values through ``params`` (``%s``
+placeholders, bound by the database on both engines), never format them into the string; a LIKE pattern
+too (``where="premise_path like %s", params=["%buy%"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+
+import pandas as pd
+from sqlalchemy import create_engine
+from sqlalchemy.pool import NullPool
+
+from warehouse import server
+from warehouse.engine import current_engine
+from warehouse.settings import DBT_PROJECT_DIR
+
+SCHEMA = "warehouse"  # the live schema every mart is published to (on both engines)
+CORPORA_MART = "teg_corpora"  # one row (corpus_name) per corpus the current build was made from
+
+
+class MartError(ValueError):
+    """A mart that does not exist or has not been built, or a column it does not have."""
+
+
+class CorporaMismatch(MartError):
+    """The warehouse was built from other corpora than those asked for."""
+
+    def __init__(self, requested: Iterable[str], built: Iterable[str]):
+        self.requested, self.built = sorted(set(requested)), sorted(set(built))
+        super().__init__(
+            f"the warehouse was built from corpora {_names(self.built)}, not {_names(self.requested)}; "
+            f"rebuild it with: {rebuild_command(self.requested)}"
+        )
+
+
+def list_marts() -> list[str]:
+    """Names of the marts the dbt project defines (dbt_project/models/marts/<area>/<name>.sql)."""
+    return sorted(path.stem for path in (DBT_PROJECT_DIR / "models" / "marts").glob("*/*.sql"))
+
+
+def rebuild_command(corpora: Iterable[str]) -> str:
+    """The command that rebuilds the warehouse from exactly `corpora` (dbt var ``corpora``)."""
+    names = ", ".join(f'"{name}"' for name in sorted(set(corpora)))
+    return f"sherliic-dbt build --vars '{{corpora: [{names}]}}'"
+
+
+def check_corpora(requested: Iterable[str], built: Iterable[str]) -> None:
+    """Raise :class:`CorporaMismatch` unless `requested` and `built` name the same set of corpora."""
+    if isinstance(requested, str):  # set("trex") would be its letters
+        raise TypeError(f"corpora must be a list of corpus names, got the string {requested!r}")
+    if set(requested) != set(built):
+        raise CorporaMismatch(requested, built)
+
+
+class Warehouse:
+    """One open connection to the marts (see :func:`open_warehouse`)."""
+
+    def __init__(self, engine: str, connection):
+        self.engine, self._connection = engine, connection
+
+    def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
+        """Any query's result (``%s`` placeholders for `params`)."""
+        if self.engine == "spark":
+            frame = self._connection.sql(query.replace("%s", "?"), args=list(params or ()) or None)
+            return frame.toPandas()
+        return pd.read_sql_query(query, self._connection, params=tuple(params) if params else None)
+
+    def has_mart(self, name: str) -> bool:
+        """Whether mart `name` has been built in this warehouse."""
+        if self.engine == "spark":
+            return bool(self._connection.catalog.tableExists(f"{SCHEMA}.{name}"))
+        return (
+            self._connection.exec_driver_sql("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).scalar()
+            is not None
+        )
+
+    def columns(self, name: str) -> list[str]:
+        """The columns of mart `name`, in table order."""
+        self._require(name)
+        if self.engine == "spark":
+            return list(self._connection.table(f"{SCHEMA}.{name}").columns)
+        rows = self._connection.exec_driver_sql(
+            "select column_name from information_schema.columns where table_schema = %s and table_name = %s "
+            "order by ordinal_position",
+            (SCHEMA, name),
+        )
+        return [row[0] for row in rows]
+
+    def built_corpora(self) -> list[str]:
+        """The corpora the current build was made from (mart teg_corpora)."""
+        if not self.has_mart(CORPORA_MART):
+            raise MartError(
+                f"this warehouse has no mart {SCHEMA}.{CORPORA_MART}, so the corpora it was built from are "
+                f"unknown; rebuild it (sherliic-dbt build) with a version of the project that has it"
+            )
+        frame = self.read_sql(f"select corpus_name from {SCHEMA}.{CORPORA_MART}")
+        return sorted(frame["corpus_name"])
+
+    def read_mart(
+        self,
+        name: str,
+        *,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        params: Sequence | None = None,
+        order_by: str | None = None,
+        limit: int | None = None,
+        corpora: Iterable[str] | None = None,
+    ) -> pd.DataFrame:
+        """Mart `name` as a DataFrame: all its columns or `columns`, rows matching the SQL condition
+        `where`, sorted by the SQL `order_by`, at most `limit` rows. With `corpora`, first checks that
+        the warehouse was built from exactly those corpora (:class:`CorporaMismatch` otherwise)."""
+        if corpora is not None:
+            check_corpora(corpora, self.built_corpora())
+        available = self.columns(name)
+        if columns is not None:
+            unknown = [column for column in columns if column not in available]
+            if unknown:
+                raise MartError(
+                    f"mart {name} has no column {', '.join(map(repr, unknown))}; its columns: "
+                    f"{', '.join(available)}"
+                )
+        selected = ", ".join(self._quote(column) for column in columns) if columns else "*"
+        query = f"select {selected} from {SCHEMA}.{name}"
+        if where:
+            query += f" where {where}"
+        if order_by:
+            query += f" order by {order_by}"
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+                raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
+            query += f" limit {limit}"
+        return self.read_sql(query, params)
+
+    def _quote(self, identifier: str) -> str:
+        quote = "`" if self.engine == "spark" else '"'
+        return quote + identifier.replace(quote, quote * 2) + quote
+
+    def _require(self, name: str) -> None:
+        marts = list_marts()
+        if name not in marts:
+            raise MartError(f"unknown mart {name!r}; the marts: {', '.join(marts)}")
+        if not self.has_mart(name):
+            raise MartError(
+                f"mart {name} has not been built in this warehouse ({self.engine}); build it with "
+                f"sherliic-dbt build (make demo builds the demo warehouse)"
+            )
+
+
+@contextmanager
+def open_warehouse(*, engine: str | None = None, database_url: str | None = None) -> Iterator[Warehouse]:
+    """The warehouse of `engine` ("postgres" or "spark"; default SHERLIIC_ENGINE, Postgres when a
+    `database_url` is given). On Spark the process holds the local catalog (one process at a time) until
+    the block ends."""
+    engine = engine or ("postgres" if database_url else current_engine())
+    if engine == "spark":
+        from warehouse.marts import open_marts
+
+        with open_marts("spark") as marts:
+            yield Warehouse("spark", marts.connection)
+        return
+    url = database_url or server.database_url()
+    # connections come from warehouse.server.connect: an unreachable server is one DatabaseUnavailable line
+    # NullPool: no idle connection is left behind once the block ends
+    sql_engine = create_engine(
+        server.sqlalchemy_url(url), creator=lambda: server.connect(url), poolclass=NullPool
+    )
+    try:
+        with sql_engine.connect() as connection:
+            yield Warehouse("postgres", connection)
+    finally:
+        sql_engine.dispose()
+
+
+def read_mart(
+    name: str,
+    *,
+    columns: Sequence[str] | None = None,
+    where: str | None = None,
+    params: Sequence | None = None,
+    order_by: str | None = None,
+    limit: int | None = None,
+    corpora: Iterable[str] | None = None,
+    engine: str | None = None,
+    database_url: str | None = None,
+) -> pd.DataFrame:
+    """Mart `name` as a DataFrame (:meth:`Warehouse.read_mart`), on its own connection."""
+    with open_warehouse(engine=engine, database_url=database_url) as warehouse:
+        return warehouse.read_mart(
+            name, columns=columns, where=where, params=params, order_by=order_by, limit=limit, corpora=corpora
+        )
+
+
+def read_sql(
+    query: str, params: Sequence | None = None, *, engine: str | None = None, database_url: str | None = None
+) -> pd.DataFrame:
+    """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection."""
+    with open_warehouse(engine=engine, database_url=database_url) as warehouse:
+        return warehouse.read_sql(query, params)
+
+
+def _names(corpora: list[str]) -> str:
+    return "[" + ", ".join(corpora) + "]" if corpora else "[] (none)"
