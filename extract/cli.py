@@ -31,7 +31,7 @@ from extract.batches import BatchSummary, RemovedBatches
 from extract.formats import FORMATS
 from extract.summary import database_summary, file_label
 from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
-from warehouse.command_line import USER_ERRORS, database_url_option, run, version_option
+from warehouse.command_line import CONTEXT, USER_ERRORS, database_url_option, run, version_option
 from warehouse.engine import current_engine
 
 console = Console(stderr=True)
@@ -284,6 +284,7 @@ skip_bad_option = click.option(
 
 
 @click.group(
+    context_settings=CONTEXT,
     help="Load corpora, type tables and type maps into the raw schema; list, remove and summarise what is "
     "loaded. Bad input ends with exit code 2 and one line `error: FILE:LINE: problem`."
 )
