@@ -32,7 +32,7 @@ from warehouse.command_line import CONTEXT, json_object, run, version_option
 from warehouse.dbt import run_dbt
 from warehouse.errors import print_error
 from warehouse.settings import OUT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate
+from warehouse.synthetic_teg import GeneratorConfig, generate, shape_options
 
 MARTS_SELECTOR = [
     "+typed_relations",
@@ -329,17 +329,7 @@ def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
     callback=_sizes,
     help="Comma-separated numbers of relation instances.",
 )
-@click.option("--relations", type=int, default=GeneratorConfig.n_relations, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--relation-zipf", type=float, default=GeneratorConfig.relation_zipf, show_default=True)
-@click.option(
-    "--entity-zipf",
-    type=float,
-    default=GeneratorConfig.entity_zipf,
-    show_default=True,
-    help="Larger = heavier hub tail (Σn²).",
-)
-@click.option("--global-share", type=float, default=GeneratorConfig.global_share, show_default=True)
+@shape_options
 @click.option(
     "--reference-max",
     type=int,

@@ -23,7 +23,7 @@ import hashlib
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 
 import click
@@ -368,37 +368,52 @@ def generate(
     )
 
 
+def shape_options(function: Callable) -> Callable:
+    """The generator's shape options (relations, seed, Zipf exponents, hub share): this CLI's and
+    `make bench-candidates`'."""
+    options = [
+        click.option(
+            "--relations",
+            type=int,
+            default=GeneratorConfig.n_relations,
+            show_default=True,
+            help="Relations (paths).",
+        ),
+        click.option("--seed", type=int, default=0, show_default=True, help="Generator seed."),
+        click.option(
+            "--relation-zipf",
+            type=float,
+            default=GeneratorConfig.relation_zipf,
+            show_default=True,
+            help="Exponent of relation size vs rank.",
+        ),
+        click.option(
+            "--entity-zipf",
+            type=float,
+            default=GeneratorConfig.entity_zipf,
+            show_default=True,
+            help="Larger = heavier hub tail (Σn²).",
+        ),
+        click.option(
+            "--global-share",
+            type=float,
+            default=GeneratorConfig.global_share,
+            show_default=True,
+            help="Share of arguments from the global popularity order (hubs).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
 @click.command(context_settings=CONTEXT)
 @version_option
 @click.option(
     "--instances", type=int, default=GeneratorConfig.n_instances, show_default=True, help="Instances."
 )
-@click.option(
-    "--relations", type=int, default=GeneratorConfig.n_relations, show_default=True, help="Relations (paths)."
-)
 @click.option("--entities", type=int, default=None, help="Default: instances // 8 (at least 200).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Generator seed.")
-@click.option(
-    "--relation-zipf",
-    type=float,
-    default=GeneratorConfig.relation_zipf,
-    show_default=True,
-    help="Exponent of relation size vs rank.",
-)
-@click.option(
-    "--entity-zipf",
-    type=float,
-    default=GeneratorConfig.entity_zipf,
-    show_default=True,
-    help="Larger = heavier hub tail (Σn²).",
-)
-@click.option(
-    "--global-share",
-    type=float,
-    default=GeneratorConfig.global_share,
-    show_default=True,
-    help="Share of arguments from the global popularity order (hubs).",
-)
+@shape_options
 @click.option("--replace", is_flag=True, help="Replace a batch with the same settings.")
 @database_url_option
 def cli(
