@@ -194,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
 def _loaders(command: str) -> tuple:
     """load_corpus, load_types, load_type_map of the engine (SHERLIIC_ENGINE); Nones for a command
     the engine does not have."""
-    if current_engine() == "postgres":
+    if current_engine() == "postgres" or command == "summary":  # summary: either engine (extract.summary)
         return batches.load_corpus, batches.load_types, batches.load_type_map
     if command in ("corpus", "types", "type-map"):
         return _spark_loaders(command)
