@@ -427,9 +427,16 @@ def compute_scores(
     positions = scored["row_no"].astype(int).to_numpy()
     for column in SCORE_COLUMNS:
         values = result[column].to_numpy(copy=True)
-        values[positions] = scored[column].to_numpy(dtype=float)
+        values[positions] = [significant(v) for v in scored[column].to_numpy(dtype=float)]
         result[column] = values
     return result
+
+
+def significant(value: float, digits: int = 12) -> float:
+    """`value` to 12 significant digits. Sums in SQL depend on the order an engine adds them in (Spark's
+    partitioning, Postgres' plan), which changes the last bits: two items that score alike could then
+    differ, breaking their tie and moving a threshold. Far below any difference a baseline means."""
+    return float(f"{value:.{digits}g}") if math.isfinite(value) else value
 
 
 def _sherlock_esr(scored: pd.DataFrame) -> np.ndarray:

@@ -80,6 +80,11 @@ class Marts:
                 self.execute(f"drop table if exists {name}")
 
     def rows(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        """All rows (a result small enough for memory: Spark collects it in one job, where stream's
+        local iterator runs one job per partition)."""
+        if self.engine == "spark":
+            frame = self._connection.sql(sql.replace("%s", "?"), args=list(params) or None)
+            return [tuple(row) for row in frame.collect()]
         return list(self.stream(sql, params))
 
     def one(self, sql: str, params: Sequence = ()) -> tuple:
