@@ -25,6 +25,7 @@ from baselines.registry import Context, get
 from warehouse import server
 from warehouse.command_line import CONTEXT, database_url_option, run, version_option
 from warehouse.errors import InputError
+from warehouse.marts import Marts, session_marts
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
@@ -93,8 +94,8 @@ def levy_holt_test_files(path: Path) -> list[tuple[Path, str, dict]]:
     return found
 
 
-def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
-    cov = datasets.warehouse_coverage(items, url)
+def _coverage(items: pd.DataFrame, warehouse: str | Marts) -> pd.DataFrame:
+    cov = datasets.warehouse_coverage(items, warehouse)
     print("coverage per dataset (items with both paths; both relations in warehouse.relations):")
     for r in cov.itertuples():
         wh = (
@@ -106,10 +107,16 @@ def _coverage(items: pd.DataFrame, url: str) -> pd.DataFrame:
     return cov
 
 
-def prepare_evaluation(args: EvaluationOptions) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
+def prepare_evaluation(
+    args: EvaluationOptions, marts: Marts | None = None
+) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
     """What every evaluation command does first: load the benchmark files (unless --no-load), read the
     items of the selected datasets, report their coverage and make the baselines' context. None (after
-    a message) when no items are loaded."""
+    a message) when no items are loaded.
+
+    The benchmark items and the results live in Postgres on either engine (small tables the baselines
+    load and write); `marts` (warehouse.marts.session_marts) are the marts of SHERLIIC_ENGINE=spark, which
+    the baselines then read instead of Postgres'."""
     # --database-url; an options object without the attribute (make lm's) means the project's database
     url = getattr(args, "database_url", None) or server.database_url()
     server.ensure_schema(url)
@@ -119,18 +126,20 @@ def prepare_evaluation(args: EvaluationOptions) -> tuple[str, pd.DataFrame, pd.D
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
         return None
-    coverage = _coverage(items, url)
     shared = shared_data_dir()
-    ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None)
+    ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None, marts=marts)
+    coverage = _coverage(items, ctx.warehouse)
     return url, items, coverage, ctx
 
 
 def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
-    prepared = prepare_evaluation(args)
-    if prepared is None:
-        return 1
-    url, items, coverage, ctx = prepared
-    ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
+    with session_marts() as marts:
+        prepared = prepare_evaluation(args, marts)
+        if prepared is None:
+            return 1
+        url, items, coverage, ctx = prepared
+        ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
+        sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir(), ctx.warehouse)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
@@ -145,7 +154,6 @@ def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
         old = old[[k not in keys for k in zip(old.method, old.dataset, old.split, strict=True)]]
         frame = pd.concat([old, frame], ignore_index=True)[RESULT_COLUMNS]
     report.write_csv(frame, csv_path)
-    sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir())
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
     )

@@ -34,6 +34,7 @@ from extract.formats._common import check_id, check_input_file, csv_rows, read_l
 from warehouse import server
 from warehouse.errors import InputError
 from warehouse.export import spreadsheet_unsafe
+from warehouse.marts import Marts, marts_of
 
 FORMATS = ("sherliic_csv", "sherliic_tsv", "levy_holt", "levy_holt_hosseini", "zeichner")
 
@@ -720,16 +721,16 @@ def items_frame(items: list[dict]) -> pd.DataFrame:
     return df
 
 
-def warehouse_coverage(items: pd.DataFrame, url: str | None = None) -> pd.DataFrame:
-    """Per dataset/split: items whose two paths map (canonical_path) to relations in warehouse.relations.
+def warehouse_coverage(items: pd.DataFrame, warehouse: str | Marts | None = None) -> pd.DataFrame:
+    """Per dataset/split: items whose two paths map (canonical_path) to relations in warehouse.relations
+    (read from a Postgres URL, default the project's, or from open marts of either engine).
 
     Returns columns dataset, split, n_items, n_with_paths, n_in_warehouse (n_in_warehouse is None when the
     warehouse has not been built).
     """
-    url = url or server.database_url()
-    with server.connect(url) as conn:
-        exists = conn.execute("select to_regclass('warehouse.relations') is not null").fetchone()[0]
-        known = {r[0] for r in conn.execute("select path from warehouse.relations")} if exists else None
+    with marts_of(warehouse or server.database_url()) as marts:
+        exists = marts.has_table("warehouse", "relations")
+        known = {r[0] for r in marts.stream("select path from warehouse.relations")} if exists else None
     rows = []
     for (ds, sp), g in items.groupby(["dataset", "split"], sort=True):
         with_paths = g["premise_path"].notna() & g["hypothesis_path"].notna()

@@ -1,8 +1,9 @@
 """Distributional baselines computed in SQL over the TEG marts (paper §4, Table 3; Hosseini et al. 2018).
 
-Python only ships the item list to Postgres (a temp table of canonical paths, types and the
+Python only ships the item list to the warehouse (a session table of canonical paths, types and the
 crossed flag); every set-based score is one SQL query over `warehouse.untyped_edges` /
-`warehouse.teg_edges`.
+`warehouse.teg_edges`, the same on Postgres and on Spark (warehouse.marts; the few differences are
+spelled per engine).
 
 Orientation. Benchmark paths are in SherLIiC orientation (argument A = left end), warehouse relations
 are canonical (subject on the left). `deppath.paths.canonical_path` tells whether a path was reversed;
@@ -40,11 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import psycopg
 
 from baselines.registry import Context, register
 from baselines.rules import ResourceMissing
-from warehouse import server
+from warehouse.marts import Marts, marts_of
 from warehouse.scores import esr, relv, sigma
 
 SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
@@ -94,27 +94,22 @@ def _type(item: pd.Series, column: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def load_items(conn: psycopg.Connection, items: pd.DataFrame) -> int:
-    """Create the session temp table bl_items from the benchmark items; returns its row count."""
+ITEM_TYPES = {
+    "row_no": "integer",
+    "prem_path": "text",
+    "hypo_path": "text",
+    "prem_type_1": "text",
+    "prem_type_2": "text",
+    "hypo_type_1": "text",
+    "hypo_type_2": "text",
+    "crossed": "boolean",
+}
+
+
+def load_items(marts: Marts, items: pd.DataFrame) -> int:
+    """The session table bl_items of the benchmark items (canonical_item_table); returns its row count."""
     table = canonical_item_table(items)
-    conn.execute("drop table if exists bl_items")
-    conn.execute(
-        """
-        create temp table bl_items (
-            row_no integer primary key, prem_path text not null, hypo_path text not null,
-            prem_type_1 text, prem_type_2 text, hypo_type_1 text, hypo_type_2 text, crossed boolean not null
-        )
-        """
-    )
-    with conn.cursor().copy(
-        "copy bl_items (row_no, prem_path, hypo_path, prem_type_1, prem_type_2, hypo_type_1, hypo_type_2,"
-        " crossed) from stdin"
-    ) as copy:
-        for rec in table.itertuples(index=False):
-            copy.write_row(
-                tuple(None if v is None or (isinstance(v, float) and np.isnan(v)) else v for v in rec)
-            )
-    conn.execute("analyze bl_items")
+    marts.temp_table_of("bl_items", table, ITEM_TYPES)
     return len(table)
 
 
@@ -123,9 +118,9 @@ def load_items(conn: psycopg.Connection, items: pd.DataFrame) -> int:
 # 1. equal the item's canonical-slot types, 2. equal them after normalisation (lower case, last `/`
 # component: Freebase/FIGER `/location/city` and NER `CITY` both read `city`, as SherLIiC's type names
 # do), 3. whose type signature (tsg_a, tsg_b) contains them (normalised); ties -> the larger typed
-# relation, then the smaller id.
+# relation, then the smaller id. (A comparison with an unknown type is null: it ranks first, as
+# Postgres orders nulls in `desc`; spelled out so that Spark orders the same.)
 RESOLVE_UNTYPED = """
-create temp table bl_resolved as
 select i.row_no, p.rel_id as prem_key, h.rel_id as hypo_key, i.crossed
 from bl_items as i
 inner join warehouse.relations as p on p.path = i.prem_path
@@ -137,31 +132,45 @@ def _norm_type(expression: str) -> str:
     return f"lower(regexp_replace({expression}, '^.*/', ''))"
 
 
-def _typed_side(side: str) -> str:
+def _has_normalised(array: str, value: str, engine: str) -> str:
+    """SQL: some element of the type array `array` normalises to `value`."""
+    if engine == "spark":
+        return f"exists({array}, x -> {_norm_type('x')} = {value})"
+    return f"exists (select 1 from unnest({array}) as u (x) where {_norm_type('u.x')} = {value})"
+
+
+def _typed_side(side: str, engine: str) -> str:
     t1, t2 = f"i.{side}_type_1", f"i.{side}_type_2"
     n1, n2 = _norm_type(t1), _norm_type(t2)
     exact = f"(t.type_a = {t1} and t.type_b = {t2})"
     normalised = f"({_norm_type('t.type_a')} = {n1} and {_norm_type('t.type_b')} = {n2})"
-    in_tsg = (
-        f"(exists (select 1 from unnest(t.tsg_a) as u (x) where {_norm_type('u.x')} = {n1})"
-        f" and exists (select 1 from unnest(t.tsg_b) as u (x) where {_norm_type('u.x')} = {n2}))"
-    )
+    in_tsg = f"({_has_normalised('t.tsg_a', n1, engine)} and {_has_normalised('t.tsg_b', n2, engine)})"
     return f"""{side} as (
-    select distinct on (i.row_no) i.row_no, t.typed_rel_id
-    from bl_items as i
-    inner join warehouse.typed_relations as t
-        on t.path = i.{side}_path and ({exact} or {normalised} or {in_tsg})
-    order by i.row_no, {exact} desc, {normalised} desc, t.n_entity_pairs desc, t.typed_rel_id
+    select row_no, typed_rel_id
+    from (
+        select
+            i.row_no,
+            t.typed_rel_id,
+            row_number() over (
+                partition by i.row_no
+                order by {exact} desc nulls first, {normalised} desc nulls first, t.n_entity_pairs desc,
+                    t.typed_rel_id
+            ) as preference
+        from bl_items as i
+        inner join warehouse.typed_relations as t
+            on t.path = i.{side}_path and ({exact} or {normalised} or {in_tsg})
+    ) as ranked
+    where preference = 1
 )"""
 
 
-RESOLVE_TYPED = f"""
-create temp table bl_resolved as
+def resolve_typed(engine: str) -> str:
+    return f"""
 with
 
-{_typed_side("prem")},
+{_typed_side("prem", engine)},
 
-{_typed_side("hypo")}
+{_typed_side("hypo", engine)}
 
 select i.row_no, p.typed_rel_id as prem_key, h.typed_rel_id as hypo_key, i.crossed
 from bl_items as i
@@ -169,9 +178,9 @@ inner join prem as p on p.row_no = i.row_no
 inner join hypo as h on h.row_no = i.row_no
 """
 
+
 # Edges of the needed relations with count c and PMI weight w (formula in the module docstring).
 EDGES = """
-create temp table bl_edges as
 with
 
 needed as (
@@ -185,7 +194,7 @@ edges as (
         e.{key_column} as key,
         e.arg1_entity_id as a1,
         e.arg2_entity_id as a2,
-        sum(e.n_instances)::float8 as c
+        cast(sum(e.n_instances) as {double}) as c
     from {edge_table} as e
     inner join needed as n on n.key = e.{key_column}
     group by 1, 2, 3
@@ -198,7 +207,7 @@ relation_totals as (
 ),
 
 pair_totals as (
-    select u.arg1_entity_id as a1, u.arg2_entity_id as a2, sum(u.n_instances)::float8 as c_f
+    select u.arg1_entity_id as a1, u.arg2_entity_id as a2, cast(sum(u.n_instances) as {double}) as c_f
     from warehouse.untyped_edges as u
     inner join (select distinct a1, a2 from edges) as p
         on p.a1 = u.arg1_entity_id and p.a2 = u.arg2_entity_id
@@ -206,7 +215,7 @@ pair_totals as (
 ),
 
 grand_total as (
-    select sum(n_instances)::float8 as n
+    select cast(sum(n_instances) as {double}) as n
     from warehouse.untyped_edges
 )
 
@@ -244,13 +253,13 @@ hypo as (
 ),
 
 prem_totals as (
-    select row_no, sum(c) as c_sum, sum(w) as w_sum, count(*)::float8 as size
+    select row_no, sum(c) as c_sum, sum(w) as w_sum, cast(count(*) as {double}) as size
     from prem
     group by row_no
 ),
 
 hypo_totals as (
-    select row_no, sum(c) as c_sum, sum(w) as w_sum, count(*)::float8 as size
+    select row_no, sum(c) as c_sum, sum(w) as w_sum, cast(count(*) as {double}) as size
     from hypo
     group by row_no
 ),
@@ -262,14 +271,14 @@ shared as (
         sum(least(p.c, h.c)) as c_min,
         sum(case when p.w > 0 and h.w > 0 then p.w else 0 end) as w_prem,
         sum(case when p.w > 0 and h.w > 0 then p.w + h.w else 0 end) as w_both,
-        count(*)::float8 as overlap
+        cast(count(*) as {double}) as overlap
     from prem as p
     inner join hypo as h on h.row_no = p.row_no and h.x = p.x and h.y = p.y
     group by p.row_no
 ),
 
 shared_entities as (
-    select row_no, count(distinct entity)::float8 as n_entities
+    select row_no, cast(count(distinct entity) as {double}) as n_entities
     from (
         select p.row_no, p.x as entity
         from prem as p inner join hypo as h on h.row_no = p.row_no and h.x = p.x and h.y = p.y
@@ -330,7 +339,7 @@ from base as s
 
 # |E|² for Relv (docs/design.md §5: the distinct entities of the whole untyped graph); only the typed
 # pass needs it
-ENTITY_SPACE = """select count(*)::float8 as n_entities
+ENTITY_SPACE = """select cast(count(*) as {double}) as n_entities
     from (
         select arg1_entity_id from warehouse.untyped_edges
         union
@@ -345,74 +354,89 @@ left join warehouse.inference_candidates as ic
 """
 
 
-def _relation_exists(conn: psycopg.Connection, schema: str, table: str) -> bool:
-    row = conn.execute(
-        "select 1 from information_schema.tables where table_schema = %s and table_name = %s", (schema, table)
-    ).fetchone()
-    return row is not None
-
-
 @dataclass(frozen=True)
 class Variant:
     name: str  # typed | untyped
-    resolve_sql: str
     edge_table: str
     key_column: str
 
+    def resolve_sql(self, engine: str) -> str:
+        return RESOLVE_UNTYPED if self.name == "untyped" else resolve_typed(engine)
+
 
 VARIANTS = {
-    "untyped": Variant("untyped", RESOLVE_UNTYPED, "warehouse.untyped_edges", "rel_id"),
-    "typed": Variant("typed", RESOLVE_TYPED, "warehouse.teg_edges", "typed_rel_id"),
+    "untyped": Variant("untyped", "warehouse.untyped_edges", "rel_id"),
+    "typed": Variant("typed", "warehouse.teg_edges", "typed_rel_id"),
 }
+SCORE_QUERY_COLUMNS = [
+    "row_no",
+    "weeds_prec",
+    "cl_xy",
+    "cl_yx",
+    "inv_cl",
+    "weeds_pmi",
+    "lin",
+    "binc",
+    "overlap",
+    "prem_size",
+    "hypo_size",
+    "n_entities",
+    "overlap_entities",
+    "infcand_score",
+]
 
 
 def compute_scores(
-    items: pd.DataFrame, database_url: str, variant: str, *, use_infcands: bool = True
+    items: pd.DataFrame, warehouse: str | Marts, variant: str, *, use_infcands: bool = True
 ) -> pd.DataFrame:
-    """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation).
+    """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation), read from
+    `warehouse`: a Postgres URL or open marts of either engine (warehouse.marts).
 
     The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
     use_infcands=False computes Sherlock+ESR here even for pairs that are InfCands (tests compare both).
     """
     spec = VARIANTS[variant]
     result = pd.DataFrame(np.nan, index=items.index, columns=list(SCORE_COLUMNS))
-    with server.connect(database_url) as conn:
+    with marts_of(warehouse) as marts:
         typed_marts = ("typed_relations", "teg_edges") if variant == "typed" else ()
         needed = ("relations", "untyped_edges", *typed_marts)
         for table in needed:
-            if not _relation_exists(conn, "warehouse", table):
+            if not marts.has_table("warehouse", table):
                 raise ResourceMissing(f"mart warehouse.{table} is missing: run `make dbt-run` first")
-        if load_items(conn, items) == 0:
+        if load_items(marts, items) == 0:
             return result
-        conn.execute("drop table if exists bl_resolved")
-        conn.execute(spec.resolve_sql)
-        conn.execute("drop table if exists bl_edges")
-        conn.execute(EDGES.format(key_column=spec.key_column, edge_table=spec.edge_table))
-        conn.execute("create index on bl_edges (key)")
-        conn.execute("analyze bl_edges")
-        conn.execute("analyze bl_resolved")
-        has_ic = (
-            variant == "typed"
-            and use_infcands
-            and _relation_exists(conn, "warehouse", "inference_candidates")
-        )
+        double = marts.type("double")
+        marts.temp_table_as("bl_resolved", spec.resolve_sql(marts.engine))
+        edges = EDGES.format(key_column=spec.key_column, edge_table=spec.edge_table, double=double)
+        marts.temp_table_as("bl_edges", edges, index=("key",))
+        has_ic = variant == "typed" and use_infcands and marts.has_table("warehouse", "inference_candidates")
+        null = f"cast(null as {double})"
+        entity_space = f"select {null} as n_entities"  # Relv's |E| only for the typed pass
+        if variant == "typed":
+            entity_space = ENTITY_SPACE.format(double=double)
         sql = SCORES.format(
-            infcand_score="ic.score" if has_ic else "null::float8",
+            infcand_score="ic.score" if has_ic else null,
             infcand_join=INFCAND_JOIN if has_ic else "",
-            entity_space=ENTITY_SPACE if variant == "typed" else "select null::float8 as n_entities",
+            entity_space=entity_space,
+            double=double,
         )
-        cur = conn.execute(sql)
-        names = [d.name for d in cur.description]
-        rows = cur.fetchall()
-        conn.rollback()  # temp tables only; nothing to keep
-    scored = pd.DataFrame(rows, columns=names, dtype=float)
+        rows = marts.rows(sql)
+        marts.drop_temp_tables("bl_items", "bl_resolved", "bl_edges")
+    scored = pd.DataFrame(rows, columns=SCORE_QUERY_COLUMNS, dtype=float)
     scored["sherlock_esr"] = _sherlock_esr(scored) if variant == "typed" else np.nan
     positions = scored["row_no"].astype(int).to_numpy()
     for column in SCORE_COLUMNS:
         values = result[column].to_numpy(copy=True)
-        values[positions] = scored[column].to_numpy(dtype=float)
+        values[positions] = [significant(v) for v in scored[column].to_numpy(dtype=float)]
         result[column] = values
     return result
+
+
+def significant(value: float, digits: int = 12) -> float:
+    """`value` to 12 significant digits. Sums in SQL depend on the order an engine adds them in (Spark's
+    partitioning, Postgres' plan), which changes the last bits: two items that score alike could then
+    differ, breaking their tie and moving a threshold. Far below any difference a baseline means."""
+    return float(f"{value:.{digits}g}") if math.isfinite(value) else value
 
 
 def _sherlock_esr(scored: pd.DataFrame) -> np.ndarray:
@@ -449,7 +473,7 @@ def cached_scores(items: pd.DataFrame, ctx: Context, variant: str) -> pd.DataFra
     """compute_scores, memoised in ctx.cache so the ten registered baselines share two queries."""
     key = ("distributional", variant, ctx.database_url, items_key(items))
     if key not in ctx.cache:
-        ctx.cache[key] = compute_scores(items, ctx.database_url, variant)
+        ctx.cache[key] = compute_scores(items, ctx.warehouse, variant)
     return ctx.cache[key]
 
 
@@ -494,18 +518,16 @@ _register(
 )
 
 
-def resolve_keys(items: pd.DataFrame, database_url: str, variant: str) -> pd.DataFrame:
+def resolve_keys(items: pd.DataFrame, warehouse: str | Marts, variant: str) -> pd.DataFrame:
     """Warehouse keys of each item's premise/hypothesis (rel_id untyped, typed_rel_id typed), indexed like
     `items`; NaN where the item has no such relation. Shared with the relation-embedding baselines."""
     spec = VARIANTS[variant]
     result = pd.DataFrame({"prem_key": np.nan, "hypo_key": np.nan, "crossed": False}, index=items.index)
-    with server.connect(database_url) as conn:
-        if load_items(conn, items) == 0:
+    with marts_of(warehouse) as marts:
+        if load_items(marts, items) == 0:
             return result
-        conn.execute("drop table if exists bl_resolved")
-        conn.execute(spec.resolve_sql)
-        rows = conn.execute("select row_no, prem_key, hypo_key, crossed from bl_resolved").fetchall()
-        conn.rollback()
+        rows = marts.rows(spec.resolve_sql(marts.engine))
+        marts.drop_temp_tables("bl_items")
     for row_no, prem_key, hypo_key, crossed in rows:
         label = items.index[row_no]
         result.loc[label, ["prem_key", "hypo_key", "crossed"]] = [prem_key, hypo_key, crossed]

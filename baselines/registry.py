@@ -24,14 +24,26 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from warehouse.marts import Marts
+
 
 @dataclass
 class Context:
-    """What baselines may read: the warehouse database and the shared data folder; a cache for models."""
+    """What baselines may read: the warehouse and the shared data folder; a cache for models.
+
+    `database_url` is the Postgres database (benchmark items, results, and the marts on Postgres);
+    `marts`, when set, are the open marts of another engine (SHERLIIC_ENGINE=spark) that the baselines
+    read instead (one Spark session for the whole run)."""
 
     database_url: str
     shared_data: str | None = None
     cache: dict = field(default_factory=dict)
+    marts: Marts | None = None
+
+    @property
+    def warehouse(self) -> str | Marts:
+        """Where the marts are read: what warehouse.marts.marts_of takes."""
+        return self.marts if self.marts is not None else self.database_url
 
 
 ScoreFunction = Callable[[pd.DataFrame, Context], pd.Series]

@@ -23,6 +23,7 @@ when nothing is known.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections import Counter
 from collections.abc import Iterator
@@ -35,18 +36,27 @@ import pandas as pd
 from baselines.distributional import items_key, resolve_keys
 from baselines.registry import Context, register
 from baselines.rules import ResourceMissing
-from warehouse import server
+from warehouse.marts import Marts, marts_of
 from warehouse.settings import OUT_DIR
 
 log = logging.getLogger(__name__)
 
-EDGE_QUERIES = {
-    "untyped": "select 'rel:' || rel_id, arg1_entity_id::text, arg2_entity_id::text, n_instances"
-    " from warehouse.untyped_edges order by 1, 2, 3",
-    "typed": "select 'trel:' || typed_rel_id, arg1_entity_id::text, arg2_entity_id::text, n_instances"
-    " from warehouse.teg_edges order by 1, 2, 3",
-}
 TOKEN_PREFIX = {"untyped": "rel:", "typed": "trel:"}
+EDGE_TABLES = {
+    "untyped": ("warehouse.untyped_edges", "rel_id"),
+    "typed": ("warehouse.teg_edges", "typed_rel_id"),
+}
+
+
+def edge_query(variant: str, text: str) -> str:
+    """The corpus' edges (relation token, entity ids as text, count), in one order on both engines (text
+    compared byte-wise: the embedded Postgres' C collation, Spark's binary strings); `text` is the
+    engine's text type (Marts.type)."""
+    table, key = EDGE_TABLES[variant]
+    return (
+        f"select concat('{TOKEN_PREFIX[variant]}', cast({key} as {text})), cast(arg1_entity_id as {text}),"
+        f" cast(arg2_entity_id as {text}), n_instances from {table} order by 1, 2, 3"
+    )
 
 
 @dataclass(frozen=True)
@@ -72,17 +82,17 @@ def corpus_lines(rows) -> Iterator[list[str]]:
             yield line
 
 
-def marts_fingerprint(database_url: str, variant: str) -> str:
+def marts_fingerprint(warehouse: str | Marts, variant: str) -> str:
     """md5 of the edge mart's content (order-independent of storage), the model cache key."""
-    table = "warehouse.untyped_edges" if variant == "untyped" else "warehouse.teg_edges"
-    with server.connect(database_url) as conn:
-        if conn.execute("select to_regclass(%s)", (table,)).fetchone()[0] is None:
+    table = EDGE_TABLES[variant][0]
+    with marts_of(warehouse) as marts:
+        if not marts.has_table(*table.split(".")):
             raise ResourceMissing(f"mart {table} is missing: run `make dbt-run` first")
-        row = conn.execute(
-            f"select md5(coalesce(string_agg(concat_ws(',', r, a, b, n), ';' order by r, a, b), ''))"
-            f" from ({EDGE_QUERIES[variant]}) as e(r, a, b, n)"
-        ).fetchone()
-    return row[0]
+        digest, separator = hashlib.md5(), b""
+        for row in marts.stream(edge_query(variant, marts.type("text"))):  # the edges joined as r,a,b,n;…
+            digest.update(separator + ",".join(map(str, row)).encode())
+            separator = b";"
+    return digest.hexdigest()
 
 
 class _Corpus:
@@ -98,7 +108,7 @@ class _Corpus:
 
 
 def train_embeddings(
-    database_url: str, variant: str, params: TrainParams | None = None, cache_dir: Path | None = None
+    warehouse: str | Marts, variant: str, params: TrainParams | None = None, cache_dir: Path | None = None
 ):
     """The KeyedVectors of `variant` ('typed' | 'untyped'), trained or loaded from the cache."""
     from gensim.models import KeyedVectors, Word2Vec
@@ -106,14 +116,14 @@ def train_embeddings(
     params = params or TrainParams()
     cache_dir = cache_dir or OUT_DIR / "rel_emb"
     cache_dir.mkdir(parents=True, exist_ok=True)
-    fingerprint = marts_fingerprint(database_url, variant)
+    fingerprint = marts_fingerprint(warehouse, variant)
     model_path = cache_dir / f"{variant}-{fingerprint}-{params.key()}.kv"
     if model_path.exists():
         return KeyedVectors.load(str(model_path))
     corpus_path = cache_dir / f"{variant}-{fingerprint}.corpus.txt"
-    with server.connect(database_url) as conn, corpus_path.open("w", encoding="utf-8") as out:
+    with marts_of(warehouse) as marts, corpus_path.open("w", encoding="utf-8") as out:
         n_lines = 0
-        for line in corpus_lines(conn.execute(EDGE_QUERIES[variant])):
+        for line in corpus_lines(marts.stream(edge_query(variant, marts.type("text")))):
             out.write(" ".join(line) + "\n")
             n_lines += 1
     if n_lines == 0:
@@ -145,9 +155,9 @@ def relation_cosines(
         return ctx.cache[key]
     model_key = ("rel_emb_model", variant, ctx.database_url, params)
     if model_key not in ctx.cache:
-        ctx.cache[model_key] = train_embeddings(ctx.database_url, variant, params, cache_dir)
+        ctx.cache[model_key] = train_embeddings(ctx.warehouse, variant, params, cache_dir)
     wv = ctx.cache[model_key]
-    keys = resolve_keys(items, ctx.database_url, variant)
+    keys = resolve_keys(items, ctx.warehouse, variant)
     prefix = TOKEN_PREFIX[variant]
     scores = pd.Series(np.nan, index=items.index, dtype=float)
     for label, prem_key, hypo_key in keys[["prem_key", "hypo_key"]].itertuples():

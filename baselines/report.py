@@ -19,6 +19,7 @@ import pandas as pd
 
 from baselines import metrics
 from baselines.evaluate import RESULT_COLUMNS, Evaluation
+from warehouse.marts import Marts
 
 # Paper Table 3 (docs/design.md §9): SherLIiC test P / R / F1 in %.
 PUBLISHED_TEST = {
@@ -210,12 +211,13 @@ def markdown(
 # --- where the scores came from ------------------------------------------------------------------------
 
 
-def graph_source(url: str | None = None) -> str:
-    """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart."""
-    from warehouse.marts import open_marts
+def graph_source(warehouse: str | Marts | None = None) -> str:
+    """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart of
+    `warehouse` (a database URL, open marts of another engine, or None: SHERLIIC_ENGINE's)."""
+    from warehouse.marts import marts_of
 
     backed = "The warehouse-backed scores (graph family, relation embeddings)"
-    with open_marts(url=url) as marts:
+    with marts_of(warehouse) as marts:
         if not marts.has_table("warehouse", "relations"):
             return (
                 f"{backed} have no graph: no TEG is built in this database (they are skipped or uncovered)."
@@ -253,8 +255,14 @@ def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFra
     return pd.DataFrame(rows, columns=["file", "dataset", "split", "items"])
 
 
-def data_sources(datasets: list[str], url: str | None = None, shared: Path | None = None) -> list[str]:
-    """The report's "Data" section: the graph line and the benchmark files (relative to `shared`)."""
+def data_sources(
+    datasets: list[str],
+    url: str | None = None,
+    shared: Path | None = None,
+    warehouse: str | Marts | None = None,
+) -> list[str]:
+    """The report's "Data" section: the graph line (the marts of `warehouse`, default those at `url`) and
+    the benchmark files (Postgres at `url`; paths relative to `shared`)."""
     files = benchmark_sources(datasets, url)
 
     def shown(path: str) -> str:
@@ -264,7 +272,7 @@ def data_sources(datasets: list[str], url: str | None = None, shared: Path | Non
 
     files["file"] = files["file"].map(shown)
     files["items"] = files["items"].map(str)
-    lines = [graph_source(url), ""]
+    lines = [graph_source(warehouse if warehouse is not None else url), ""]
     where = f" (paths relative to the shared data folder {shared})" if shared is not None else ""
     lines += [f"Benchmark files{where}:", "", _table(files.to_dict("records"), right={"items"})]
     return lines

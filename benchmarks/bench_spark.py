@@ -340,7 +340,11 @@ def markdown(report: dict) -> str:
         "",
     ]
     if "extraction" in report:
+        if report.get("extraction_from_previous_run"):
+            lines += ["(Extraction: the figures of the previous run; this run measured dbt only.)", ""]
         lines += extraction_markdown(report["extraction"])
+    if report.get("dbt_from_previous_run"):
+        lines += ["(dbt: the figures of the previous run; this run measured the extraction only.)", ""]
     lines += dbt_markdown(report["dbt"])
     if "projection" in report:
         lines += ["", *projection_markdown(report["projection"])]
@@ -454,9 +458,12 @@ def cli(
             report["extraction"] = bench_extraction(docs_size, work, repeats)
         report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in sizes.split(",") if n]
         previous = out / "spark.json"
-        if not report["dbt"] and previous.exists():  # --sizes '': keep the last run's dbt figures
-            report["dbt"] = json.loads(previous.read_text()).get("dbt", [])
-            report["dbt_from_previous_run"] = True
+        # a part not measured this time (--skip-extraction, --sizes ''): the last run's figures, marked
+        last = json.loads(previous.read_text()) if previous.exists() else {}
+        if not report["dbt"] and last.get("dbt"):
+            report["dbt"], report["dbt_from_previous_run"] = last["dbt"], True
+        if "extraction" not in report and last.get("extraction"):
+            report["extraction"], report["extraction_from_previous_run"] = last["extraction"], True
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if "extraction" in report and report["dbt"]:

@@ -196,7 +196,7 @@ def _listing_table(rows: list[dict]) -> Table:
 def _loaders(command: str) -> tuple:
     """load_corpus, load_types, load_type_map of the engine (SHERLIIC_ENGINE); Nones for a command
     the engine does not have."""
-    if current_engine() == "postgres":
+    if current_engine() == "postgres" or command == "summary":  # summary: either engine (extract.summary)
         return batches.load_corpus, batches.load_types, batches.load_type_map
     if command in ("corpus", "types", "type-map"):
         return _spark_loaders(command)
@@ -286,7 +286,7 @@ skip_bad_option = click.option(
 @click.group(
     context_settings=CONTEXT,
     help="Load corpora, type tables and type maps into the raw schema; list, remove and summarise what is "
-    "loaded. Bad input ends with exit code 2 and one line `error: FILE:LINE: problem`."
+    "loaded. Bad input ends with exit code 2 and one line `error: FILE:LINE: problem`.",
 )
 @version_option
 @database_url_option

@@ -1,23 +1,31 @@
 """What is in the raw schema: counts per table and per corpus, rejections per rule, the typed-entity
-share (`sherliic-extract summary`)."""
+share (`sherliic-extract summary`), on either engine (SHERLIIC_ENGINE)."""
 
 from __future__ import annotations
 
 from warehouse import server
+from warehouse.marts import open_marts
+
+# sentences parsed by a corpus load: a number in the batch's options (Postgres jsonb, Spark JSON text)
+SENTENCES_PARSED = {
+    "postgres": "(options -> 'reader_stats' ->> 'sentences_parsed')::bigint",
+    "spark": "cast(get_json_object(options, '$.reader_stats.sentences_parsed') as bigint)",
+}
 
 
-def database_summary(url: str | None = None) -> dict:
+def database_summary(url: str | None = None, engine: str | None = None) -> dict:
     """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
 
     typed share = entities of corpus batches with at least one type (any loaded type batch or inline
     type) / all such entities; also given for the entities that occur in relation instances.
+    Read from `engine`'s warehouse (default: Postgres at `url` if given, else SHERLIIC_ENGINE's).
     """
-    url = url or server.database_url()
-    server.ensure_schema(url)
-    with server.connect(url) as conn:
+    with open_marts(engine, url) as marts:
+        if marts.engine == "postgres":
+            server.ensure_schema(url)
 
         def one(query: str) -> int:
-            return int(conn.execute(query).fetchone()[0] or 0)
+            return int(marts.one(query)[0] or 0)
 
         loaded = "batch_id in (select batch_id from raw.load_batches where status = 'loaded')"
         tables = {
@@ -33,26 +41,26 @@ def database_summary(url: str | None = None) -> dict:
         }
         batches = {
             f"{kind}/{status}": n
-            for kind, status, n in conn.execute(
+            for kind, status, n in marts.rows(
                 "select kind, status, count(*) from raw.load_batches group by 1, 2 order by 1, 2"
             )
         }
         corpora = {
             name: {"batches": int(b), "documents": int(d), "instances": int(i)}
-            for name, b, d, i in conn.execute(
+            for name, b, d, i in marts.rows(
                 "select corpus_name, count(*), sum(n_documents), sum(n_instances) from raw.load_batches "
                 "where status = 'loaded' and kind = 'corpus' group by 1 order by 1"
             )
         }
-        documents, mentions, parsed = conn.execute(
+        documents, mentions, parsed = marts.one(
             "select coalesce(sum(n_documents), 0), coalesce(sum(n_mentions), 0), "
-            "coalesce(sum((options -> 'reader_stats' ->> 'sentences_parsed')::bigint), 0) "
+            f"coalesce(sum({SENTENCES_PARSED[marts.engine]}), 0) "
             "from raw.load_batches "
             "where status = 'loaded' and kind = 'corpus'"
-        ).fetchone()
+        )
         rejections = {
             rule: int(n)
-            for rule, n in conn.execute(
+            for rule, n in marts.rows(
                 f"select rule, sum(n_paths) from raw.path_rejections where {loaded} "
                 "group by rule order by rule"
             )
@@ -70,17 +78,16 @@ def database_summary(url: str | None = None) -> dict:
             f"select arg2_entity_id from raw.relation_instances where {loaded}",
             loaded=loaded,
         )
-        n_ent, n_typed = conn.execute(all_entities).fetchone()
-        n_graph, n_graph_typed = conn.execute(graph_entities).fetchone()
+        n_ent, n_typed = marts.one(all_entities)
+        n_graph, n_graph_typed = marts.one(graph_entities)
         relations = one(f"select count(distinct path) from raw.relation_instances where {loaded}")
         relations_5 = one(
-            "select count(*) from (select path from raw.relation_instances where "
-            + loaded
-            + " group by path having count(distinct (arg1_entity_id, arg2_entity_id)) >= 5) r"
+            "select count(*) from (select path from (select distinct path, arg1_entity_id, arg2_entity_id "
+            f"from raw.relation_instances where {loaded}) as pairs group by path having count(*) >= 5) as r"
         )
         by_source = {
             source: int(n)
-            for source, n in conn.execute(
+            for source, n in marts.rows(
                 f"select type_source, count(distinct entity_id) from raw.entity_types where {loaded} "
                 "group by 1 order by 1"
             )

@@ -9,20 +9,31 @@ import csv
 import io
 import math
 
+import pandas as pd
 import pyarrow.dataset as ds
 import pytest
 from rich.console import Console
 
+from baselines import catalog
+from baselines.datasets import warehouse_coverage
+from baselines.distributional import compute_scores, resolve_keys
+from baselines.evaluate import evaluate_many
+from baselines.registry import Context
+from baselines.rel_embeddings import edge_query
 from demo import generator
 from demo.job import run_demo
+from deppath.paths import reverse_path
+from extract.summary import database_summary
 from tests.test_spark_engine import needs_spark
 from warehouse.export import export
+from warehouse.marts import Marts, open_marts
 from warehouse.server import connect
 
 # the natural columns of a relation instance with its sentence (ids differ between engines' loads)
 INSTANCE_COLUMNS = ["document_id", "line_number", "sentence_index", "text", "path", "arg1_entity_id"]
 INSTANCE_COLUMNS += ["arg2_entity_id", "subject_side"]
 SCORES = ("relv", "sigma", "esr", "score")
+DISTRIBUTIONAL = ("WeedsPrec", "invCL", "WeedsPMI", "Lin ", "BInc")
 
 
 def spark_instances(catalog) -> list[tuple]:
@@ -58,6 +69,72 @@ def rules(path) -> list[dict]:
     return list(csv.DictReader(io.StringIO(path.read_text()), delimiter="\t"))
 
 
+def benchmark_items(rules: list[dict]) -> pd.DataFrame:
+    """Benchmark items over the demo's graph, in SherLIiC orientation: each InfCand as an item (crossed
+    ones with the hypothesis read from its other end), the same with the two sides swapped, with types
+    spelled as in other resources (upper case: matched after normalisation), without types, and one
+    item whose hypothesis is not in the warehouse."""
+    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in generator.PLANTED_RULES}
+    rows = []
+    for rule in rules:
+        crossed = rule["alignment"] == "crossed"
+        hypothesis = reverse_path(rule["conclusion_path"]) if crossed else rule["conclusion_path"]
+        ha, hb = rule["conclusion_type_a"], rule["conclusion_type_b"]
+        item = {
+            "premise_path": rule["premise_path"],
+            "hypothesis_path": hypothesis,
+            "premise_type_a": rule["premise_type_a"],
+            "premise_type_b": rule["premise_type_b"],
+            "hypothesis_type_a": hb if crossed else ha,
+            "hypothesis_type_b": ha if crossed else hb,
+            "label": (rule["premise_path"], rule["conclusion_path"], rule["alignment"]) in planted,
+        }
+        swapped = {
+            **item,
+            "premise_path": item["hypothesis_path"],
+            "hypothesis_path": item["premise_path"],
+            "premise_type_a": item["hypothesis_type_a"],
+            "premise_type_b": item["hypothesis_type_b"],
+            "hypothesis_type_a": item["premise_type_a"],
+            "hypothesis_type_b": item["premise_type_b"],
+            "label": False,
+        }
+        shouted = {**item, **{k: item[k].upper() for k in item if k.endswith(("_type_a", "_type_b"))}}
+        untyped = {**item, **{k: None for k in item if k.endswith(("_type_a", "_type_b"))}}
+        rows += [item, swapped, shouted, untyped]
+    rows.append({**rows[0], "hypothesis_path": "nsubj^-___not_in_the_demo___dobj", "label": False})
+    items = pd.DataFrame(rows)
+    items["dataset"], items["split"] = "demo", "dev"
+    items["item_id"] = [f"i{n}" for n in range(len(items))]
+    return items
+
+
+def warehouse_baselines(items: pd.DataFrame, marts: Marts) -> dict:
+    """Everything the warehouse-backed baselines read or compute, on one engine's marts."""
+    names = [n for n in catalog.ordered_names() if n.startswith(DISTRIBUTIONAL)] + ["Sherlock+ESR"]
+    ctx = Context(database_url="", marts=marts)
+    evaluation = evaluate_many(names, items, ctx, show_progress=False, on_top_of_lemma=False)
+    assert not evaluation.failed and not evaluation.skipped, (evaluation.failed, evaluation.skipped)
+    return {
+        "scores": {v: compute_scores(items, marts, v) for v in ("untyped", "typed")},
+        "keys": {v: resolve_keys(items, marts, v) for v in ("untyped", "typed")},
+        # the relation-embedding corpus (its training is seeded; 3 gensim threads are not deterministic)
+        "corpora": {v: marts.rows(edge_query(v, marts.type("text"))) for v in ("untyped", "typed")},
+        "coverage": warehouse_coverage(items, marts),
+        "results": evaluation.frame(),
+    }
+
+
+def assert_same_baselines(on_spark: dict, on_postgres: dict) -> None:
+    close = {"rtol": 1e-9, "atol": 0, "check_exact": False}
+    for variant in ("untyped", "typed"):
+        pd.testing.assert_frame_equal(on_spark["scores"][variant], on_postgres["scores"][variant], **close)
+        pd.testing.assert_frame_equal(on_spark["keys"][variant], on_postgres["keys"][variant], **close)
+        assert on_spark["corpora"][variant] == on_postgres["corpora"][variant], variant
+    pd.testing.assert_frame_equal(on_spark["coverage"], on_postgres["coverage"])
+    pd.testing.assert_frame_equal(on_spark["results"], on_postgres["results"], **close)
+
+
 @needs_spark
 @pytest.mark.slow
 def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
@@ -82,6 +159,7 @@ def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
             assert (s is None and p is None) or math.isclose(s, p, rel_tol=1e-9), (spark_rule.rule.name, attr)
 
     assert spark_instances(tmp_path / "spark") == postgres_instances(fresh_db_url)
+    assert database_summary(engine="spark") == database_summary(fresh_db_url)
 
     # the release files: identical, except that scores may differ in the last bits (summation order)
     postgres_files = export(tmp_path / "export-postgres", fresh_db_url).out_dir
@@ -96,3 +174,12 @@ def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
         }
         for key in SCORES:
             assert math.isclose(float(s[key]), float(p[key]), rel_tol=1e-9), (key, s, p)
+
+    # the baselines that read the marts score alike on both engines
+    items = benchmark_items(postgres_rules)
+    with open_marts(url=fresh_db_url) as marts:
+        baselines_on_postgres = warehouse_baselines(items, marts)
+    with open_marts("spark") as marts:
+        baselines_on_spark = warehouse_baselines(items, marts)
+    assert baselines_on_postgres["results"]["n_covered"].min() > 0, "the comparison needs covered items"
+    assert_same_baselines(baselines_on_spark, baselines_on_postgres)

@@ -7,6 +7,7 @@ Queries use ``%s`` placeholders (bound parameters on both engines) and the SQL b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -14,6 +15,8 @@ from warehouse.engine import current_engine
 
 # function -> (Postgres, Spark) spelling
 FUNCTIONS = {"array_join": ("array_to_string", "array_join")}
+# type -> (Postgres, Spark) spelling (Spark's `float` is single precision)
+TYPES = {"double": ("double precision", "double"), "text": ("text", "string")}
 
 
 class Marts:
@@ -26,7 +29,62 @@ class Marts:
         """The engine's name of a function whose spelling differs (FUNCTIONS)."""
         return FUNCTIONS[name][self.engine == "spark"]
 
+    def type(self, name: str) -> str:
+        """The engine's name of a type whose spelling differs (TYPES)."""
+        return TYPES[name][self.engine == "spark"]
+
+    def execute(self, sql: str, params: Sequence = ()) -> None:
+        """Run a statement (DDL, a temp table)."""
+        if self.engine == "spark":
+            self._connection.sql(sql.replace("%s", "?"), args=list(params) or None).collect()
+        else:
+            self._connection.execute(sql, params or None)
+
+    def temp_table_as(self, name: str, sql: str, index: Sequence[str] = ()) -> None:
+        """A session table `name` holding the rows of `sql`: a Postgres temp table (with an index on the
+        `index` columns, analyzed), a cached Spark temp view (computed once, read by later queries)."""
+        self.drop_temp_tables(name)
+        if self.engine == "spark":
+            self.execute(f"cache table {name} as {sql}")
+            return
+        self.execute(f"create temp table {name} as {sql}")
+        if index:
+            self.execute(f"create index on {name} ({', '.join(index)})")
+        self.execute(f"analyze {name}")
+
+    def temp_table_of(self, name: str, frame, types: dict[str, str]) -> None:
+        """A session table `name` with the rows of a pandas DataFrame; `types` maps each column to a
+        TYPES name or a type both engines spell alike (integer, boolean)."""
+        self.drop_temp_tables(name)
+        columns = list(types)
+        rows = [
+            tuple(None if isinstance(value, float) and math.isnan(value) else value for value in row)
+            for row in frame[columns].itertuples(index=False)
+        ]
+        if self.engine == "spark":
+            schema = ", ".join(f"{c} {TYPES[t][1] if t in TYPES else t}" for c, t in types.items())
+            self._connection.createDataFrame(rows, schema=schema).createOrReplaceTempView(name)
+            return
+        spelled = ", ".join(f"{c} {TYPES[t][0] if t in TYPES else t}" for c, t in types.items())
+        self.execute(f"create temp table {name} ({spelled})")
+        with self._connection.cursor().copy(f"copy {name} ({', '.join(columns)}) from stdin") as copy:
+            for row in rows:
+                copy.write_row(row)
+        self.execute(f"analyze {name}")
+
+    def drop_temp_tables(self, *names: str) -> None:
+        for name in names:
+            if self.engine == "spark":
+                self._connection.catalog.dropTempView(name)  # also frees a cached view's memory
+            else:
+                self.execute(f"drop table if exists {name}")
+
     def rows(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        """All rows (a result small enough for memory: Spark collects it in one job, where stream's
+        local iterator runs one job per partition)."""
+        if self.engine == "spark":
+            frame = self._connection.sql(sql.replace("%s", "?"), args=list(params) or None)
+            return [tuple(row) for row in frame.collect()]
         return list(self.stream(sql, params))
 
     def one(self, sql: str, params: Sequence = ()) -> tuple:
@@ -55,6 +113,29 @@ class Marts:
     def connection(self):
         """The psycopg connection (Postgres) or the SparkSession (Spark)."""
         return self._connection
+
+
+@contextmanager
+def session_marts() -> Iterator[Marts | None]:
+    """For a command that reads the marts many times: SHERLIIC_ENGINE=spark -> the Spark marts, open for
+    the whole block (one session; pass them to marts_of); Postgres -> None (each read connects to the
+    database URL, a cheap connection)."""
+    if current_engine() != "spark":
+        yield None
+        return
+    with open_marts("spark") as marts:
+        yield marts
+
+
+@contextmanager
+def marts_of(source: str | Marts | None) -> Iterator[Marts]:
+    """`source` itself when it is open Marts (a caller holding one Spark session for many queries), else
+    the warehouse at that database URL (None: SHERLIIC_ENGINE's)."""
+    if isinstance(source, Marts):
+        yield source
+        return
+    with open_marts(url=source) as marts:
+        yield marts
 
 
 @contextmanager
