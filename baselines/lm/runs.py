@@ -115,8 +115,10 @@ def run_scores(
     runs_dir: Path | None = None,
     show_progress: bool = True,
     stats: RunStats | None = None,
+    label: str | None = None,
 ) -> np.ndarray:
-    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned."""
+    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned.
+    `label` names the run in progress bars and messages (default: model, pattern and seed)."""
     get_model(recipe.model)  # unknown model: KeyError before anything else
     stats = stats if stats is not None else RunStats()
     zero_shot = recipe.pattern == ZERO_SHOT
@@ -129,7 +131,7 @@ def run_scores(
     todo = sorted({k for k in pairs if k not in scores})
     stats.from_cache += len(pairs) - sum(1 for k in pairs if k in set(todo))
     if todo:
-        label = f"lm:{recipe.model} {recipe.pattern}" + ("" if zero_shot else f" seed {recipe.seed}")
+        label = label or f"lm:{recipe.model} {recipe.pattern}" + ("" if zero_shot else f" seed {recipe.seed}")
         if not allow_compute:
             raise ResourceMissing(
                 f"{label}: {len(todo)} pairs not scored yet; run `make lm` (it trains and caches)"
