@@ -351,3 +351,23 @@ def test_command_line_options_and_usage_errors(capsys) -> None:
     assert "seeds are integers" in capsys.readouterr().err
     assert main(["bench", "--model", "gpt"]) == 2
     assert main(["run", "--no-such-flag"]) == 2
+
+
+def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
+    import json
+
+    from baselines.lm.cli import runs_markdown
+
+    for key, seed, seconds in (("a", 0, 100.04), ("b", 1, 50.0)):
+        (tmp_path / key).mkdir()
+        recipe = {"model": "minilm", "pattern": "y because x", "seed": seed, "epochs": 5}
+        (tmp_path / key / "recipe.json").write_text(json.dumps({"recipe": recipe, "key": key}))
+        training = {"seconds": seconds, "n_items": 796, "training": "sherliic (796 items)", "threads": 1}
+        (tmp_path / key / "training.json").write_text(json.dumps(training))
+    (tmp_path / "zero").mkdir()  # zero-shot runs have no training.json: not a trained run
+    (tmp_path / "zero" / "recipe.json").write_text(json.dumps({"recipe": {"model": "minilm"}}))
+    rows = runs.cached_runs(tmp_path)
+    assert [(r["seed"], r["seconds"]) for r in rows] == [(0, 100.0), (1, 50.0)]
+    text = runs_markdown(rows)
+    assert "| minilm | y because x | sherliic (796 items) | 1 | 5 | 1 | 50 |" in text
+    assert text.endswith("2 trained runs, 150 s of training in total (2.5 min).\n")

@@ -40,6 +40,7 @@ from baselines.lm.methods import (
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY
+from baselines.lm.runs import cached_runs
 from baselines.registry import Baseline, Context
 from warehouse import command_line, server
 from warehouse.command_line import database_url_option, version_option
@@ -175,6 +176,25 @@ def cli() -> None:
     catalog.load_all()
 
 
+def runs_markdown(rows: list[dict]) -> str:
+    """The cost of the cached trained runs: one line per run and the total training time."""
+    lines = [
+        "# LM runs in the cache: training time",
+        "",
+        "| model | pattern | training items | seed | epochs | threads | seconds |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    rows = sorted(rows, key=lambda r: (r["model"], str(r["training"]), r["pattern"], r["seed"]))
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['pattern']} | {r['training']} | {r['seed']} | {r['epochs']} "
+            f"| {r['threads']} | {r['seconds']:.0f} |"
+        )
+    total = sum(r["seconds"] for r in rows)
+    lines += ["", f"{len(rows)} trained runs, {total:.0f} s of training in total ({total / 60:.1f} min)."]
+    return "\n".join(lines) + "\n"
+
+
 @cli.command("run")
 @click.option("--sherliic-test", metavar="PATH", help="SherLIiC test file: release CSV (22 columns) or TSV.")
 @click.option("--relation-index", metavar="PATH", help="relation_index.tsv for the release CSV's rel ids.")
@@ -240,6 +260,7 @@ def run_command(
     per_seed.to_csv(out / "lm" / "seeds.csv", index=False, float_format="%.6g")
     summary.to_csv(out / "lm" / "seeds_summary.csv", index=False, float_format="%.6g")
     (out / "lm" / "seeds.md").write_text(seeds_markdown(summary))
+    (out / "lm" / "runs.md").write_text(runs_markdown(cached_runs()))
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(ev.frame().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(

@@ -209,3 +209,26 @@ def _trained(
     if keep_weights():
         encoder.save_weights(model, weights)
     return model
+
+
+def cached_runs(runs_dir: Path | None = None) -> list[dict]:
+    """One row per trained run in the cache (model, pattern, seed, epochs, training set, seconds, threads),
+    read from its recipe.json and training.json: what `make lm` cost, for out/lm/runs.md."""
+    rows = []
+    for folder in sorted((runs_dir or RUNS_DIR).glob("*/training.json")):
+        run = _read_json(folder.parent / "recipe.json")
+        training = _read_json(folder)
+        recipe = run.get("recipe", {})
+        rows.append(
+            {
+                "model": recipe.get("model"),
+                "pattern": recipe.get("pattern"),
+                "seed": recipe.get("seed"),
+                "epochs": recipe.get("epochs"),
+                "training": training.get("training"),
+                "n_items": training.get("n_items"),
+                "seconds": round(float(training.get("seconds", 0.0)), 1),
+                "threads": training.get("threads"),
+            }
+        )
+    return rows
