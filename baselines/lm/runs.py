@@ -115,8 +115,10 @@ def run_scores(
     runs_dir: Path | None = None,
     show_progress: bool = True,
     stats: RunStats | None = None,
+    label: str | None = None,
 ) -> np.ndarray:
-    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned."""
+    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned.
+    `label` names the run in progress bars and messages (default: model, pattern and seed)."""
     get_model(recipe.model)  # unknown model: KeyError before anything else
     stats = stats if stats is not None else RunStats()
     zero_shot = recipe.pattern == ZERO_SHOT
@@ -129,7 +131,7 @@ def run_scores(
     todo = sorted({k for k in pairs if k not in scores})
     stats.from_cache += len(pairs) - sum(1 for k in pairs if k in set(todo))
     if todo:
-        label = f"lm:{recipe.model} {recipe.pattern}" + ("" if zero_shot else f" seed {recipe.seed}")
+        label = label or f"lm:{recipe.model} {recipe.pattern}" + ("" if zero_shot else f" seed {recipe.seed}")
         if not allow_compute:
             raise ResourceMissing(
                 f"{label}: {len(todo)} pairs not scored yet; run `make lm` (it trains and caches)"
@@ -207,3 +209,26 @@ def _trained(
     if keep_weights():
         encoder.save_weights(model, weights)
     return model
+
+
+def cached_runs(runs_dir: Path | None = None) -> list[dict]:
+    """One row per trained run in the cache (model, pattern, seed, epochs, training set, seconds, threads),
+    read from its recipe.json and training.json: what `make lm` cost, for out/lm/runs.md."""
+    rows = []
+    for folder in sorted((runs_dir or RUNS_DIR).glob("*/training.json")):
+        run = _read_json(folder.parent / "recipe.json")
+        training = _read_json(folder)
+        recipe = run.get("recipe", {})
+        rows.append(
+            {
+                "model": recipe.get("model"),
+                "pattern": recipe.get("pattern"),
+                "seed": recipe.get("seed"),
+                "epochs": recipe.get("epochs"),
+                "training": training.get("training"),
+                "n_items": training.get("n_items"),
+                "seconds": round(float(training.get("seconds", 0.0)), 1),
+                "threads": training.get("threads"),
+            }
+        )
+    return rows
