@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from warehouse.dbt import run_dbt
-from warehouse.engine import current_engine, dbt_target, spark_conf
+from warehouse.engine import LOG4J_CONFIG, current_engine, dbt_target, spark_conf
 from warehouse.server import connect
 from warehouse.spark_raw import SPARK_SCHEMA_FILE, raw_table_names
 from warehouse.synthetic_teg import GeneratorConfig, generate
@@ -60,7 +60,31 @@ def test_spark_catalog_lives_in_the_configured_folder(monkeypatch, tmp_path):
     conf = spark_conf()
     assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "spark-warehouse")
     assert f"databaseName={tmp_path / 'metastore_db'};" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
-    assert conf["spark.driver.extraJavaOptions"] == f"-Dderby.system.home={tmp_path}"
+    java_options = conf["spark.driver.extraJavaOptions"].split()
+    assert f"-Dderby.system.home={tmp_path}" in java_options
+    # Spark's start-up WARN lines are nothing a local user can act on: errors only (LOG4J_CONFIG)
+    assert f"-Dlog4j.configurationFile={LOG4J_CONFIG}" in java_options and LOG4J_CONFIG.is_file()
+    assert "-Dsherliic.spark.log.level=error" in java_options
+
+
+@needs_spark
+def test_a_spark_session_prints_no_startup_warnings(tmp_path):
+    """Spark's default log4j profile prints WARN lines (loopback address, SPARK_LOCAL_IP, native Hadoop) and
+    a "Setting default log level" notice; pyspark warns about pandas on every conversion."""
+    script = (
+        "from warehouse.engine import spark_session\n"
+        "spark = spark_session('quiet')\n"
+        "print(spark.sql('select 1 as x').toPandas().x.sum())\n"
+        "spark.stop()\n"
+    )
+    env = {**os.environ, "SHERLIIC_SPARK_DIR": str(tmp_path / ".spark")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300, check=True
+    )
+    assert done.stdout.strip() == "1"
+    # the JVM's own notice of the vector module Spark loads is printed before any logging is set up
+    lines = [line for line in done.stderr.splitlines() if "incubator modules" not in line]
+    assert lines == []
 
 
 def spark_schema_columns() -> dict[str, list[tuple[str, str]]]:
