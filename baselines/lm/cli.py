@@ -19,6 +19,7 @@ import os
 import resource
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -360,16 +361,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
     results["load_average_before"] = _load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)
-        settings = encoder.TrainSettings(
-            epochs=1,
-            batch_size=base.batch_size,
-            lr=base.lr,
-            head_lr=base.head_lr,
-            weight_decay=base.weight_decay,
-            warmup=base.warmup,
-            max_length=base.max_length,
-            seed=0,
-        )
+        settings = replace(base, epochs=1, seed=0).train_settings()
         start = time.perf_counter()
         trained = encoder.fine_tune(
             model, texts, list(train.label), settings, desc=f"bench {model} {threads} thread(s) epoch"

@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from baselines.lm.models import get_model, require_stack
 from baselines.lm.patterns import render
 from baselines.rules import ResourceMissing
 from warehouse.settings import OUT_DIR
+
+if TYPE_CHECKING:
+    from baselines.lm.encoder import TrainSettings
 
 RUNS_DIR = OUT_DIR / "lm" / "runs"
 ZERO_SHOT = "zero-shot cosine"
@@ -51,6 +55,21 @@ class Recipe:
 
     def with_seed(self, seed: int) -> Recipe:
         return replace(self, seed=seed)
+
+    def train_settings(self) -> TrainSettings:
+        """The encoder's training settings of this recipe."""
+        from baselines.lm.encoder import TrainSettings  # torch: imported only when training
+
+        return TrainSettings(
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            head_lr=self.head_lr,
+            weight_decay=self.weight_decay,
+            warmup=self.warmup,
+            max_length=self.max_length,
+            seed=self.seed,
+        )
 
 
 def pair_key(premise: str, hypothesis: str) -> str:
@@ -173,16 +192,7 @@ def _trained(
     weights = folder / "weights.safetensors"
     if weights.is_file():
         return encoder.load_weights(recipe.model, weights)
-    settings = encoder.TrainSettings(
-        epochs=recipe.epochs,
-        batch_size=recipe.batch_size,
-        lr=recipe.lr,
-        head_lr=recipe.head_lr,
-        weight_decay=recipe.weight_decay,
-        warmup=recipe.warmup,
-        max_length=recipe.max_length,
-        seed=recipe.seed,
-    )
+    settings = recipe.train_settings()
     texts = [
         render(recipe.pattern, p, h) for p, h in zip(training.premises, training.hypotheses, strict=True)
     ]
