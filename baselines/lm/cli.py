@@ -1,12 +1,12 @@
 """`make lm` and `make bench-lm` (click, the style of warehouse/command_line.py).
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
-    trains the missing runs, scores every loaded benchmark with every `lm:` method and the learned
-    combination (which then has the LM zero-shot features), replaces their rows in out/baselines.csv,
-    rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and
-    writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    trains the missing runs (parallel workers, baselines.lm.jobs), scores every loaded benchmark with every
+    `lm:` method and the learned combination (which then has the LM zero-shot features), replaces their
+    rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores
+    results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
-    only fills the run cache (several in parallel share the work of one `make lm`)
+    only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm.json
 """
@@ -28,6 +28,7 @@ import pandas as pd
 from baselines import catalog, datasets, report
 from baselines.combination import NAME as COMBINATION
 from baselines.evaluate import RESULT_COLUMNS, evaluate_baseline, evaluate_many, store_results
+from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
     Plan,
@@ -160,6 +161,13 @@ def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
     return sorted(d for d in set(loaded) if any(fnmatch.fnmatchcase(d, g) for g in globs))
 
 
+workers_option = click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    envvar="LM_WORKERS",
+    help="Training processes, one torch thread each (LM_WORKERS; default: one per CPU core).",
+)
+
 out_option = click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -209,6 +217,7 @@ def runs_markdown(rows: list[dict]) -> str:
     metavar="NAME[,NAME]",
     help="Only these datasets (e.g. sherliic,levy_holt); repeatable.",
 )
+@workers_option
 @out_option
 @database_url_option
 def run_command(
@@ -217,6 +226,7 @@ def run_command(
     levy_holt_test: str | None,
     no_load: bool,
     datasets: tuple[str, ...],
+    workers: int | None,
     out: Path,
     database_url: str | None,
 ) -> int:
@@ -238,9 +248,11 @@ def run_command(
     if prepared is None:
         return 1
     url, items, coverage, ctx = prepared
-    ctx.cache[ALLOW_COMPUTE] = True
+    plan = Plan.from_env()
     names = [n for n in lm_method_names() if n.split(" ", 1)[0].removeprefix("lm:") in models]
-    print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {Plan.from_env()}")
+    print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {plan}")
+    fill_cache(items, planned_jobs(items, models, plan), plan, workers or default_workers())
+    ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
     ev = keep_rows(evaluate_many([*names, COMBINATION], items, ctx))
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
@@ -289,35 +301,26 @@ def run_command(
     metavar="N[,N]",
     help="Only these seeds (default: LM_SEEDS).",
 )
+@workers_option
 @database_url_option
 def train_command(
     datasets: tuple[str, ...],
     zero_shot: bool,
     fine_tuned: bool,
     seeds: tuple[int, ...],
+    workers: int | None,
     database_url: str | None,
 ) -> int:
     """Fill the run cache for some datasets, without writing reports."""
-    from baselines.lm.methods import seed_scores, zero_shot_scores
-
     _use_database(database_url)
     models = _installed_models()
-    url = server.database_url()
-    items = loaded_items(url)
+    items = loaded_items(server.database_url())
     selected = selected_datasets(sorted({str(d) for d in items["dataset"]}), datasets or ("*",))
-    ctx = Context(database_url=url)
-    ctx.cache[ALLOW_COMPUTE] = True
+    items = items[items["dataset"].isin(selected)]
     plan = Plan.from_env()
-    for dataset in selected:
-        group = items[items["dataset"] == dataset]
-        for model in models:
-            if zero_shot:
-                zero_shot_scores(group, model, ctx)
-            if fine_tuned:
-                for pattern in plan.patterns_for(model, dataset):
-                    for seed in seeds or plan.seeds:
-                        seed_scores(group, model, pattern, seed, ctx, plan)
-        print(f"cached: {dataset}")
+    jobs = planned_jobs(items, models, plan, zero_shot=zero_shot, fine_tuned=fine_tuned, seeds=seeds)
+    ran = fill_cache(items, jobs, plan, workers or default_workers())
+    print(f"cached: {', '.join(selected)} ({ran} of {len(jobs)} jobs run now)")
     return 0
 
 

@@ -59,6 +59,20 @@ def _batches(n: int, size: int):
         yield slice(start, min(n, start + size))
 
 
+_BAR_LINE = 0  # terminal line of this process's progress bars (parallel workers: 1, 2, ...)
+
+
+def set_bar_line(line: int) -> None:
+    """Give this process's bars their own terminal line, so parallel workers (baselines.lm.jobs) do not
+    overwrite each other's bars."""
+    global _BAR_LINE
+    _BAR_LINE = line
+
+
+def _progress(slices: list[slice], desc: str, show: bool) -> tqdm:
+    return tqdm(slices, desc=desc, unit="batch", disable=not show, position=_BAR_LINE, leave=_BAR_LINE == 0)
+
+
 @torch.no_grad()
 def embed(
     name: str,
@@ -73,9 +87,7 @@ def embed(
     model = load_encoder(name).to(device()).eval()
     order = np.argsort([len(s) for s in sentences], kind="stable")  # similar lengths: less padding
     out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
-    for sl in tqdm(
-        list(_batches(len(sentences), batch_size)), desc=desc, unit="batch", disable=not show_progress
-    ):
+    for sl in _progress(list(_batches(len(sentences), batch_size)), desc, show_progress):
         idx = order[sl]
         enc = tok(
             [sentences[i] for i in idx], padding=True, truncation=True, max_length=128, return_tensors="pt"
@@ -158,11 +170,10 @@ def fine_tune(
     model.train()
     for epoch in range(settings.epochs):
         order = torch.randperm(len(texts), generator=generator).tolist()
-        bar = tqdm(
+        bar = _progress(
             list(_batches(len(order), settings.batch_size)),
-            desc=f"{desc} epoch {epoch + 1}/{settings.epochs}",
-            unit="batch",
-            disable=not show_progress,
+            f"{desc} epoch {epoch + 1}/{settings.epochs}",
+            show_progress,
         )
         for sl in bar:
             idx = order[sl]
@@ -200,9 +211,7 @@ def predict(
     model.eval()
     order = np.argsort([len(t) for t in texts], kind="stable")
     out = np.zeros(len(texts), dtype=float)
-    for sl in tqdm(
-        list(_batches(len(texts), batch_size)), desc=desc, unit="batch", disable=not show_progress
-    ):
+    for sl in _progress(list(_batches(len(texts), batch_size)), desc, show_progress):
         idx = order[sl]
         enc = tok(
             [texts[i] for i in idx], padding=True, truncation=True, max_length=max_length, return_tensors="pt"

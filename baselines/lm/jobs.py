@@ -1,0 +1,133 @@
+"""Filling the LM run cache in parallel: what `make lm` and `python -m baselines.lm.cli train` run first.
+
+A job is one entry of the run cache (baselines.lm.runs): a fine-tuned run (dataset, model, pattern, seed),
+or a model's zero-shot pass over every selected item (one job per model, because the zero-shot cache entry
+of a model is shared by all datasets). Jobs whose scores are all cached are dropped; the others run in
+LM_WORKERS processes with one torch thread each. Runs are independent, and on a 2-core machine two
+one-thread processes train ~2.6x faster than one process with two threads (`make bench-lm`, docs/lm.md).
+Afterwards the harness only reads the cache.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import pandas as pd
+from tqdm import tqdm
+
+from baselines.lm.methods import ALLOW_COMPUTE, Plan, run_label, seed_scores, zero_shot_scores
+from baselines.lm.models import MODELS, model_dir
+from baselines.lm.runs import ZERO_SHOT
+from baselines.registry import Context
+from baselines.rules import ResourceMissing
+
+ALL_DATASETS = "*"
+
+
+@dataclass(frozen=True)
+class Job:
+    model: str
+    pattern: str  # a pattern of baselines.lm.patterns, HYPOTHESIS_ONLY, or runs.ZERO_SHOT
+    dataset: str = ALL_DATASETS  # zero-shot jobs score every selected dataset
+    seed: int = 0
+
+    def label(self, plan: Plan) -> str:
+        if self.pattern == ZERO_SHOT:
+            return f"lm:{self.model} zero-shot"
+        return run_label(self.model, self.pattern, self.dataset, self.seed, plan.seeds)
+
+    def items(self, items: pd.DataFrame) -> pd.DataFrame:
+        return items if self.dataset == ALL_DATASETS else items[items["dataset"] == self.dataset]
+
+    def fill(self, items: pd.DataFrame, plan: Plan, *, allow_compute: bool) -> None:
+        """Train and score what is missing (ResourceMissing if something is and computing is not allowed)."""
+        ctx = Context(database_url="")  # the LM scores read no database
+        ctx.cache[ALLOW_COMPUTE] = allow_compute
+        if self.pattern == ZERO_SHOT:
+            zero_shot_scores(self.items(items), self.model, ctx)
+        else:
+            seed_scores(self.items(items), self.model, self.pattern, self.seed, ctx, plan)
+
+    def is_cached(self, items: pd.DataFrame, plan: Plan) -> bool:
+        try:
+            self.fill(items, plan, allow_compute=False)
+        except ResourceMissing:
+            return False
+        return True
+
+
+def planned_jobs(
+    items: pd.DataFrame,
+    models: list[str],
+    plan: Plan,
+    *,
+    zero_shot: bool = True,
+    fine_tuned: bool = True,
+    seeds: tuple[int, ...] = (),
+) -> list[Job]:
+    """Every job of the plan for these items, the bigger model's first and the short zero-shot passes last,
+    so that the workers finish close together."""
+    jobs = [Job(model, ZERO_SHOT) for model in models if zero_shot]
+    for dataset in sorted({str(d) for d in items["dataset"]}):
+        for model in models:
+            for pattern in plan.patterns_for(model, dataset) if fine_tuned else ():
+                jobs += [Job(model, pattern, dataset, seed) for seed in seeds or plan.seeds]
+    return sorted(jobs, key=lambda j: (j.pattern == ZERO_SHOT, -MODELS[j.model].parameters_millions))
+
+
+def default_workers() -> int:
+    """LM_WORKERS, else one per usable CPU core (one torch thread each), else 1 when a GPU does the work."""
+    if os.environ.get("LM_WORKERS"):
+        return max(1, int(os.environ["LM_WORKERS"]))
+    import torch
+
+    return 1 if torch.cuda.is_available() else len(os.sched_getaffinity(0))
+
+
+def fill_cache(items: pd.DataFrame, jobs: list[Job], plan: Plan, workers: int) -> int:
+    """Run the jobs not cached yet in `workers` processes; returns how many ran. The first error stops the
+    rest (the runs already finished stay cached)."""
+    pending = [job for job in jobs if not job.is_cached(items, plan)]
+    if not pending:
+        return 0
+    for model in sorted({job.model for job in pending}):
+        model_dir(model)  # unpack the weights once here, not in two workers at the same time
+    workers = max(1, min(workers, len(pending)))
+    print(f"LM cache: {len(pending)} of {len(jobs)} jobs to run, {workers} worker(s)")
+    if workers == 1:
+        for job in tqdm(pending, desc="LM jobs", unit="job"):
+            job.fill(items, plan, allow_compute=True)
+        return len(pending)
+    # spawn: a fresh interpreter per worker (no forked torch/OpenMP or database state)
+    context = multiprocessing.get_context("spawn")
+    lines = context.Queue()
+    for line in range(1, workers + 1):
+        lines.put(line)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(lines,))
+    with pool:
+        futures = {pool.submit(_fill, job, job.items(items), plan): job for job in pending}
+        bar = tqdm(total=len(pending), desc="LM jobs", unit="job", position=0)
+        not_done = set(futures)
+        while not_done:
+            done, not_done = wait(not_done, return_when=FIRST_EXCEPTION)
+            for future in done:
+                if future.exception() is not None:
+                    pool.shutdown(cancel_futures=True)
+                    raise future.exception()
+                bar.update(1)
+                bar.set_postfix_str(futures[future].label(plan), refresh=True)
+        bar.close()
+    return len(pending)
+
+
+def _start_worker(lines) -> None:
+    from baselines.lm import encoder
+
+    encoder.set_bar_line(lines.get())
+
+
+def _fill(job: Job, items: pd.DataFrame, plan: Plan) -> None:
+    job.fill(items, plan, allow_compute=True)
