@@ -387,10 +387,14 @@ def test_parallel_workers_fill_the_cache_like_one_process(tmp_path, monkeypatch)
     items, plan = few_items(), Plan.from_env()
     planned = jobs.planned_jobs(items, ["minilm"], plan)
     assert [(j.pattern, j.dataset, j.seed) for j in planned] == [
+        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0),
         ("y because x", "sherliic", 0),
         ("y because x", "sherliic", 1),
-        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0),  # the short zero-shot pass last
     ]
+    # x 23M parameters; fine-tuned: 24 training items x 1 epoch x 3 passes + 32 scored;
+    # zero-shot: 40 distinct sentences (10 verbs x 4 argument pairs)
+    assert planned[1].cost(items, plan) == (3 * 24 + 32) * 23
+    assert planned[0].cost(items, plan) == 40 * 23
 
     def cache_of(workers: int, folder: str) -> dict[str, dict]:
         out = tmp_path / folder

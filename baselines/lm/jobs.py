@@ -3,8 +3,8 @@
 A job is one entry of the run cache (baselines.lm.runs): a fine-tuned run (dataset, model, pattern, seed),
 or a model's zero-shot pass over every selected item (one job per model, because the zero-shot cache entry
 of a model is shared by all datasets). Jobs whose scores are all cached are dropped; the others run in
-LM_WORKERS processes with one torch thread each. Runs are independent, and on a 2-core machine two
-one-thread processes train ~2.6x faster than one process with two threads (`make bench-lm`, docs/lm.md).
+LM_WORKERS processes with one torch thread each, longest first. Runs are independent, and on a 2-core
+machine two one-thread processes train ~2.6x faster than one process with two threads (`make bench-lm`).
 Afterwards the harness only reads the cache.
 """
 
@@ -18,7 +18,14 @@ from dataclasses import dataclass
 import pandas as pd
 from tqdm import tqdm
 
-from baselines.lm.methods import ALLOW_COMPUTE, Plan, run_label, seed_scores, zero_shot_scores
+from baselines.lm.methods import (
+    ALLOW_COMPUTE,
+    Plan,
+    run_label,
+    seed_scores,
+    training_jobs,
+    zero_shot_scores,
+)
 from baselines.lm.models import MODELS, model_dir
 from baselines.lm.runs import ZERO_SHOT
 from baselines.registry import Context
@@ -51,6 +58,20 @@ class Job:
         else:
             seed_scores(self.items(items), self.model, self.pattern, self.seed, ctx, plan)
 
+    def cost(self, items: pd.DataFrame, plan: Plan) -> float:
+        """Relative work, encoder passes x model size; the longest jobs start first, so that the workers
+        finish close together (a big model's zero-shot pass can outlast a small model's fine-tuning)."""
+        group = self.items(items)
+        if self.pattern == ZERO_SHOT:
+            passes = len(set(group["premise_text"]) | set(group["hypothesis_text"]))
+        else:
+            passes = 0
+            for training, scored in training_jobs(group):
+                n_train = len(training.labels)
+                epochs = plan.recipe(self.model, self.pattern, self.seed, n_train).epochs
+                passes += 3 * epochs * n_train + len(scored)  # a training step ~ 3 forward passes
+        return passes * MODELS[self.model].parameters_millions
+
     def is_cached(self, items: pd.DataFrame, plan: Plan) -> bool:
         try:
             self.fill(items, plan, allow_compute=False)
@@ -68,14 +89,14 @@ def planned_jobs(
     fine_tuned: bool = True,
     seeds: tuple[int, ...] = (),
 ) -> list[Job]:
-    """Every job of the plan for these items, the bigger model's first and the short zero-shot passes last,
-    so that the workers finish close together."""
-    jobs = [Job(model, ZERO_SHOT) for model in models if zero_shot]
-    for dataset in sorted({str(d) for d in items["dataset"]}):
-        for model in models:
-            for pattern in plan.patterns_for(model, dataset) if fine_tuned else ():
+    """Every job of the plan for these items: each model's zero-shot pass, then its fine-tuned runs."""
+    jobs = []
+    for model in models:
+        jobs += [Job(model, ZERO_SHOT)] if zero_shot else []
+        for dataset in sorted({str(d) for d in items["dataset"]}) if fine_tuned else ():
+            for pattern in plan.patterns_for(model, dataset):
                 jobs += [Job(model, pattern, dataset, seed) for seed in seeds or plan.seeds]
-    return sorted(jobs, key=lambda j: (j.pattern == ZERO_SHOT, -MODELS[j.model].parameters_millions))
+    return jobs
 
 
 def default_workers() -> int:
@@ -93,6 +114,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], plan: Plan, workers: int) -
     pending = [job for job in jobs if not job.is_cached(items, plan)]
     if not pending:
         return 0
+    pending.sort(key=lambda job: -job.cost(items, plan))
     for model in sorted({job.model for job in pending}):
         model_dir(model)  # unpack the weights once here, not in two workers at the same time
     workers = max(1, min(workers, len(pending)))
