@@ -155,7 +155,9 @@ def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
     )
-    plots = report.plot_curves(ev, out / "plots")
+    # `all` owns the plot folders (report.LM_FAMILY: all but out/plots/lm/) and removes stale figures;
+    # `one` draws its method's figures and removes nothing
+    plots = report.plot_curves(ev, out / "plots", owner=None if merge else "baselines")
     store_results(ev.frame(), url)
     shown = ev.frame()
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):

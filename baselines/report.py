@@ -13,6 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -337,17 +338,37 @@ def plot_plan(evaluation: Evaluation) -> list[Figure]:
     return figures
 
 
-def plot_curves(evaluation: Evaluation, out_dir: Path) -> list[Path]:
+# Who owns which figures under out/plots/ (plot_curves' `owner`): `make lm` (baselines/lm/cli.py) draws
+# the lm family into out/plots/lm/; `sherliic-baselines all` draws every other family and owns the rest of
+# out/plots/ (older versions wrote pr_*.png at its top level). An owner removes the PNGs in its folders
+# that it did not write this run, so figures of earlier runs under other names cannot linger. Without an
+# owner (`sherliic-baselines one`) every family in the evaluation is drawn and nothing is removed.
+LM_FAMILY = "lm"
+PlotOwner = Literal["baselines", "lm"]
+
+
+def owned_plots(out_dir: Path, owner: PlotOwner) -> list[Path]:
+    """The PNGs under out_dir that belong to `owner` (see LM_FAMILY)."""
+    if owner == "lm":
+        return sorted((out_dir / LM_FAMILY).glob("*.png"))
+    return sorted(p for p in out_dir.rglob("*.png") if p.relative_to(out_dir).parts[0] != LM_FAMILY)
+
+
+def plot_curves(evaluation: Evaluation, out_dir: Path, owner: PlotOwner | None = None) -> list[Path]:
     """The PNGs of plot_plan, out_dir/<family>/pr_<dataset>_<split>.png: the anchored PR curve
     (baselines.metrics) of every drawn method in its own colour and line style, yes/no methods as their
-    operating point, the legend outside the axes, the methods left out named in a note under them."""
+    operating point, the legend outside the axes, the methods left out named in a note under them.
+    With an `owner`, only its families are drawn and its other PNGs under out_dir are removed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    figures = plot_plan(evaluation)
+    if owner is not None:
+        figures = [f for f in figures if (f.family == LM_FAMILY) == (owner == "lm")]
     written = []
-    for figure in plot_plan(evaluation):
+    for figure in figures:
         fig, ax = plt.subplots(figsize=(9, 5))
         for i, (method, labels, scores) in enumerate(figure.drawn):
             colour = _COLOURS[i % len(_COLOURS)]
@@ -375,4 +396,7 @@ def plot_curves(evaluation: Evaluation, out_dir: Path) -> list[Path]:
         fig.savefig(path, dpi=110, bbox_inches="tight")
         plt.close(fig)
         written.append(path)
+    if owner is not None:
+        for stale in set(owned_plots(out_dir, owner)) - set(written):
+            stale.unlink()
     return written

@@ -245,17 +245,22 @@ def test_example_script_fails_in_one_line_without_marts(fresh_db_url: str, tmp_p
     ]
 
 
+def column_comments(url: str, table: str) -> dict[str, str | None]:
+    """Column name -> Postgres comment (persist_docs writes the YAML descriptions) of warehouse.<table>."""
+    rows = sql_rows(
+        url,
+        "select a.attname, col_description(a.attrelid, a.attnum) from pg_attribute a "
+        "where a.attrelid = %s::regclass and a.attnum > 0 and not a.attisdropped order by a.attnum",
+        (f"warehouse.{table}",),
+    )
+    return dict(rows)
+
+
 def test_column_docs_are_postgres_comments(built: str) -> None:
     """persist_docs: every column of inference_candidates has its YAML description as a comment, and the
     table its model description, after the build was published from warehouse__next."""
-    rows = sql_rows(
-        built,
-        "select a.attname, col_description(a.attrelid, a.attnum) from pg_attribute a "
-        "where a.attrelid = 'warehouse.inference_candidates'::regclass "
-        "and a.attnum > 0 and not a.attisdropped",
-    )
-    assert rows and [name for name, comment in rows if not comment] == []
-    comments = dict(rows)
+    comments = column_comments(built, "inference_candidates")
+    assert comments and [name for name, comment in comments.items() if not comment] == []
     assert comments["relv"] == "Relv(A,B) = |A∩B|·|E|² / (|A|·|B|)"
     table = sql_rows(built, "select obj_description('warehouse.inference_candidates'::regclass, 'pg_class')")
     assert table[0][0].startswith("SherLIiC's InfCands")
@@ -265,6 +270,24 @@ def test_column_docs_are_postgres_comments(built: str) -> None:
         "where attrelid = 'warehouse.relation_instances'::regclass and attname = 'sentence_text'",
     )
     assert view[0][0] == "The sentence the instance was extracted from."
+
+
+def test_every_mart_column_is_described(fresh_db_url: str, tmp_path) -> None:
+    """Every column of every mart, as dbt builds it, has a YAML description (so a new column cannot go
+    undocumented), and every described column exists. `dbt run --empty` builds all models with no rows:
+    the columns are those the SQL really selects, whatever the data."""
+    target = tmp_path / "target"
+    run_dbt(["run", "--empty", "--target-path", str(target), "--log-path", str(tmp_path)], fresh_db_url)
+    manifest = json.loads((target / "manifest.json").read_text())
+    undocumented, stale = [], []
+    for mart in list_marts():
+        comments = column_comments(fresh_db_url, mart)
+        assert comments, f"mart {mart} was not built"
+        undocumented += [f"{mart}.{name}" for name, text in comments.items() if not (text or "").strip()]
+        described = manifest["nodes"][f"model.sherliic.{mart}"]["columns"]
+        stale += [f"{mart}.{name}" for name in described if name not in comments]
+    assert undocumented == [], "columns without a description in their model's YAML"
+    assert stale == [], "YAML columns the model does not select"
 
 
 def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:

@@ -3,6 +3,7 @@ threshold, where the scores came from, and one PR plot per method family without
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -131,6 +132,75 @@ def test_plots_one_figure_per_family_without_uncovered_methods(tmp_path):
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == sorted(plan)
     assert all(p.stat().st_size > 1000 for p in written)
     assert not (tmp_path / "graph").exists()
+
+
+def _lm_evaluation(splits: list[tuple[str, str]]) -> Evaluation:
+    """Lemma, word2vec and an LM method (families rules, vectors, lm) on each (dataset, split)."""
+    labels = np.array([True, False, True, False])
+    ev = Evaluation()
+    for dataset, split in splits:
+        for method, scores in [
+            ("Lemma", [1.0, 0.0, 0.0, 0.0]),
+            ("word2vec (GloVe 6B 50d substitute)", [0.9, 0.2, 0.6, 0.4]),
+            ("lm:minilm zero-shot cosine", [0.8, 0.3, 0.7, 0.1]),
+        ]:
+            ev.rows.append(_row(method, dataset, split, 4, 4))
+            ev.curves[(method, dataset, split)] = (labels, np.asarray(scores))
+    return ev
+
+
+def _pngs(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*.png")}
+
+
+def test_plot_owners_remove_only_their_own_stale_figures(tmp_path):
+    """`sherliic-baselines all` (owner "baselines") owns out/plots/ but lm/, `make lm` (owner "lm") owns
+    lm/: each draws its families and removes the PNGs in its folders it did not write this run."""
+    both = _lm_evaluation([("sherliic", "dev"), ("levy_holt", "test")])
+    assert {p.relative_to(tmp_path).as_posix() for p in report.plot_curves(both, tmp_path, owner="lm")} == {
+        "lm/pr_sherliic_dev.png",
+        "lm/pr_levy_holt_test.png",
+    }
+    lm_figure = (tmp_path / "lm" / "pr_sherliic_dev.png").read_bytes()
+    report.plot_curves(both, tmp_path, owner="baselines")
+    assert _pngs(tmp_path) == {
+        f"{family}/pr_{name}.png"
+        for family in ("rules", "vectors", "lm")
+        for name in ("sherliic_dev", "levy_holt_test")
+    }
+    # a figure of the old layout (out/plots/pr_*.png) and a notes file that is no figure
+    shutil.copy(tmp_path / "rules" / "pr_sherliic_dev.png", tmp_path / "pr_sherliic_dev.png")
+    (tmp_path / "rules" / "notes.txt").write_text("kept")
+
+    dev = _lm_evaluation([("sherliic", "dev")])
+    written = report.plot_curves(dev, tmp_path, owner="baselines")
+    assert {p.relative_to(tmp_path).as_posix() for p in written} == {
+        "rules/pr_sherliic_dev.png",
+        "vectors/pr_sherliic_dev.png",
+    }
+    assert _pngs(tmp_path) == {
+        "rules/pr_sherliic_dev.png",
+        "vectors/pr_sherliic_dev.png",
+        "lm/pr_sherliic_dev.png",
+        "lm/pr_levy_holt_test.png",  # the lm family is make lm's: kept, untouched
+    }
+    assert (tmp_path / "lm" / "pr_sherliic_dev.png").read_bytes() == lm_figure
+    assert (tmp_path / "rules" / "notes.txt").read_text() == "kept"
+
+    report.plot_curves(dev, tmp_path, owner="lm")
+    assert _pngs(tmp_path) == {
+        "rules/pr_sherliic_dev.png",
+        "vectors/pr_sherliic_dev.png",
+        "lm/pr_sherliic_dev.png",
+    }
+
+    # no owner (`sherliic-baselines one`): draws the evaluation's families, removes nothing
+    lemma_only = Evaluation(
+        rows=dev.rows[:1], curves={k: v for k, v in dev.curves.items() if k[0] == "Lemma"}
+    )
+    (tmp_path / "rules" / "pr_zeichner_test.png").write_bytes(lm_figure)
+    assert report.plot_curves(lemma_only, tmp_path) == [tmp_path / "rules" / "pr_sherliic_dev.png"]
+    assert "rules/pr_zeichner_test.png" in _pngs(tmp_path)
 
 
 @pytest.mark.parametrize(

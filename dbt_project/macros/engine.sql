@@ -112,11 +112,12 @@ select 1
 {% macro analyze_sources() -%}
 {{ return(adapter.dispatch('analyze_sources', 'sherliic')()) }}
 {%- endmacro %}
+{# .render(): the table's name, also under `dbt run --empty`, which renders sources as empty subqueries #}
 {% macro default__analyze_sources() -%}
-analyze {{ source('extract', 'load_batches') }};
-analyze {{ source('extract', 'relation_instances') }};
-analyze {{ source('extract', 'entity_types') }};
-analyze {{ source('extract', 'entities') }}
+analyze {{ source('extract', 'load_batches').render() }};
+analyze {{ source('extract', 'relation_instances').render() }};
+analyze {{ source('extract', 'entity_types').render() }};
+analyze {{ source('extract', 'entities').render() }}
 {%- endmacro %}
 {% macro spark__analyze_sources() -%}
 select 1
