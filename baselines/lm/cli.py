@@ -264,7 +264,7 @@ def run_command(
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
     )
-    plots = report.plot_curves(ev, out / "plots")  # out/plots/lm/ (the lm family)
+    plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
     store_results(ev.frame(), url)
     (out / "lm").mkdir(parents=True, exist_ok=True)
     per_seed = seed_table(items, ctx, [m for m in models if m in Plan.from_env().finetune])
