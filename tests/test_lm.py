@@ -407,3 +407,18 @@ def test_parallel_workers_fill_the_cache_like_one_process(tmp_path, monkeypatch)
 
     parallel, serial = cache_of(2, "parallel"), cache_of(1, "serial")
     assert len(parallel) == 3 and parallel == serial  # same runs, same scores, whichever process ran them
+
+
+@needs_lm
+def test_a_failing_job_stops_the_workers_with_its_error(tmp_path, monkeypatch) -> None:
+    from baselines.lm import jobs
+    from baselines.lm.methods import Plan
+
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
+    monkeypatch.setattr(runs, "RUNS_DIR", tmp_path / "lm" / "runs")
+    bogus = "no such pattern"
+    plan = Plan(seeds=(0, 1), patterns=(bogus,), finetune={"minilm": ("sherliic",)}, hypothesis_only=())
+    failing = [jobs.Job("minilm", bogus, "sherliic", seed) for seed in plan.seeds]
+    with pytest.raises(KeyError, match=f"unknown pattern '{bogus}'"):  # raised in a worker, re-raised here
+        jobs.fill_cache(few_items(), failing, plan, workers=2)
+    assert not list(tmp_path.rglob("scores.json"))

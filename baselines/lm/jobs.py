@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import pandas as pd
@@ -129,19 +129,14 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], plan: Plan, workers: int) -
     for line in range(1, workers + 1):
         lines.put(line)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(lines,))
-    with pool:
+    with pool, tqdm(total=len(pending), desc="LM jobs", unit="job", position=0) as bar:
         futures = {pool.submit(_fill, job, job.items(items), plan): job for job in pending}
-        bar = tqdm(total=len(pending), desc="LM jobs", unit="job", position=0)
-        not_done = set(futures)
-        while not_done:
-            done, not_done = wait(not_done, return_when=FIRST_EXCEPTION)
-            for future in done:
-                if future.exception() is not None:
-                    pool.shutdown(cancel_futures=True)
-                    raise future.exception()
-                bar.update(1)
-                bar.set_postfix_str(futures[future].label(plan), refresh=True)
-        bar.close()
+        for future in as_completed(futures):
+            if future.exception() is not None:
+                pool.shutdown(cancel_futures=True)  # the running jobs finish; the queued ones never start
+                raise future.exception()
+            bar.update(1)
+            bar.set_postfix_str(futures[future].label(plan), refresh=True)
     return len(pending)
 
 
