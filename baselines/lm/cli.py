@@ -165,7 +165,7 @@ workers_option = click.option(
     "--workers",
     type=click.IntRange(min=1),
     envvar="LM_WORKERS",
-    help="Training processes, one torch thread each (LM_WORKERS; default: one per CPU core).",
+    help="Training processes, one torch thread each (LM_WORKERS; default: one per CPU core, 3 GB each).",
 )
 
 out_option = click.option(
