@@ -120,6 +120,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], plan: Plan, workers: int) -
     rest (the runs already finished stay cached)."""
     pending = [job for job in jobs if not job.is_cached(items, plan)]
     if not pending:
+        print(f"LM cache: all {len(jobs)} jobs cached")
         return 0
     pending.sort(key=lambda job: -job.cost(items, plan))
     for model in sorted({job.model for job in pending}):
