@@ -86,11 +86,13 @@ def spark_session(app_name: str = "sherliic"):
     """The process's Spark session (created on first call) on the project's catalog."""
     from pyspark.sql import SparkSession  # the [spark] extra; imported only on this engine
 
-    # pyspark 4.3 warns on every pandas conversion that pandas 3 is "not yet fully supported"; the
-    # constraints pin the pandas the engine tests pass with, so the warning says nothing actionable
+    # pyspark 4.3 warns on every pandas conversion that pandas 3 is "not yet fully supported", and its
+    # own toPandas code passes pandas 3's deprecated `copy=`; the constraints pin the pandas the engine
+    # tests pass with, so neither warning says anything a user can act on
     warnings.filterwarnings(
         "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
     )
+    warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
     spark_dir().mkdir(parents=True, exist_ok=True)
     # Spark's Python workers (the distributed extraction) run this interpreter: the project's venv
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
