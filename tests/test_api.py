@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pandas as pd
 import psycopg
@@ -174,22 +175,15 @@ def test_corpora_are_checked_against_the_build(built: str) -> None:
         read_mart("relations", corpora=[*corpora, "another_corpus"], database_url=built)
 
 
+def run_example(database_url: str, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """examples/query_marts.py as a user runs it."""
+    script = PROJECT_ROOT / "examples" / "query_marts.py"
+    command = [sys.executable, str(script), "--database-url", database_url, "--out", str(out), *options]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
 def test_example_script_runs_on_a_built_warehouse(built: str, tmp_path) -> None:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_ROOT / "examples" / "query_marts.py"),
-            "--database-url",
-            built,
-            "--top",
-            "5",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    completed = run_example(built, tmp_path, "--top", "5")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     print(out)
@@ -225,19 +219,7 @@ def test_example_script_explains_crossed_candidates(built: str) -> None:
 
 
 def test_example_script_fails_in_one_line_without_marts(fresh_db_url: str, tmp_path) -> None:
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(PROJECT_ROOT / "examples" / "query_marts.py"),
-            "--database-url",
-            fresh_db_url,
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    completed = run_example(fresh_db_url, tmp_path)
     assert completed.returncode == 2
     assert completed.stderr.strip().splitlines() == [
         "error: mart inference_candidates has not been built in this warehouse (postgres); build it with "
