@@ -32,10 +32,9 @@ from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
 from warehouse import server
-from warehouse.engine import current_engine
 from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.target import Target
 
-SCHEMA = "warehouse"  # the live schema every mart is published to (on both engines)
 CORPORA_MART = "teg_corpora"  # one row (corpus_name) per corpus the current build was made from
 
 
@@ -76,8 +75,9 @@ def check_corpora(requested: Iterable[str], built: Iterable[str]) -> None:
 class Warehouse:
     """One open connection to the marts (see :func:`open_warehouse`)."""
 
-    def __init__(self, engine: str, connection):
-        self.engine, self._connection = engine, connection
+    def __init__(self, target: Target, connection):
+        self.target, self.engine, self._connection = target, target.engine, connection
+        self.schema = target.marts_schema
 
     def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
         """Any query's result (``%s`` placeholders for `params`)."""
@@ -89,9 +89,9 @@ class Warehouse:
     def has_mart(self, name: str) -> bool:
         """Whether mart `name` has been built in this warehouse."""
         if self.engine == "spark":
-            return bool(self._connection.catalog.tableExists(f"{SCHEMA}.{name}"))
+            return bool(self._connection.catalog.tableExists(f"{self.schema}.{name}"))
         return (
-            self._connection.exec_driver_sql("select to_regclass(%s)", (f"{SCHEMA}.{name}",)).scalar()
+            self._connection.exec_driver_sql("select to_regclass(%s)", (f"{self.schema}.{name}",)).scalar()
             is not None
         )
 
@@ -99,11 +99,11 @@ class Warehouse:
         """The columns of mart `name`, in table order."""
         self._require(name)
         if self.engine == "spark":
-            return list(self._connection.table(f"{SCHEMA}.{name}").columns)
+            return list(self._connection.table(f"{self.schema}.{name}").columns)
         rows = self._connection.exec_driver_sql(
             "select column_name from information_schema.columns where table_schema = %s and table_name = %s "
             "order by ordinal_position",
-            (SCHEMA, name),
+            (self.schema, name),
         )
         return [row[0] for row in rows]
 
@@ -111,10 +111,10 @@ class Warehouse:
         """The corpora the current build was made from (mart teg_corpora)."""
         if not self.has_mart(CORPORA_MART):
             raise MartError(
-                f"this warehouse has no mart {SCHEMA}.{CORPORA_MART}, so the corpora it was built from are "
-                f"unknown; rebuild it (sherliic-dbt build) with a version of the project that has it"
+                f"this warehouse has no mart {self.schema}.{CORPORA_MART}, so the corpora it was built from "
+                f"are unknown; rebuild it (sherliic-dbt build) with a version of the project that has it"
             )
-        frame = self.read_sql(f"select corpus_name from {SCHEMA}.{CORPORA_MART}")
+        frame = self.read_sql(f"select corpus_name from {self.schema}.{CORPORA_MART}")
         return sorted(frame["corpus_name"])
 
     def read_mart(
@@ -142,7 +142,7 @@ class Warehouse:
                     f"{', '.join(available)}"
                 )
         selected = ", ".join(self._quote(column) for column in columns) if columns else "*"
-        query = f"select {selected} from {SCHEMA}.{name}"
+        query = f"select {selected} from {self.schema}.{name}"
         if where:
             query += f" where {where}"
         if order_by:
@@ -168,19 +168,31 @@ class Warehouse:
             )
 
 
-@contextmanager
-def open_warehouse(*, engine: str | None = None, database_url: str | None = None) -> Iterator[Warehouse]:
-    """The warehouse of `engine` ("postgres" or "spark"; default SHERLIIC_ENGINE, Postgres when a
-    `database_url` is given). On Spark the process holds the local catalog (one process at a time) until
-    the block ends."""
-    engine = engine or ("postgres" if database_url else current_engine())
-    if engine == "spark":
-        from warehouse.marts import open_marts
+def resolve_target(
+    target: Target | None = None, *, engine: str | None = None, database_url: str | None = None
+) -> Target:
+    """The Target a Python caller means: `target` as given, else one from `engine` / `database_url` and the
+    environment (SHERLIIC_ENGINE, DATABASE_URL; Postgres when only a URL is given)."""
+    if target is not None:
+        return target
+    if database_url is not None and engine is None:
+        engine = "postgres"
+    return Target.from_environment(engine=engine, database_url=database_url)
 
-        with open_marts("spark") as marts:
-            yield Warehouse("spark", marts.connection)
+
+@contextmanager
+def open_warehouse(
+    target: Target | None = None, *, engine: str | None = None, database_url: str | None = None
+) -> Iterator[Warehouse]:
+    """The warehouse of `target` (default: `engine` "postgres" or "spark" and `database_url`, else
+    SHERLIIC_ENGINE / DATABASE_URL). On Spark the process holds the local catalog (one process at a time)
+    until the block ends."""
+    target = resolve_target(target, engine=engine, database_url=database_url)
+    if target.engine == "spark":
+        with target.marts() as marts:
+            yield Warehouse(target, marts.connection)
         return
-    url = database_url or server.database_url()
+    url = target.url()
     # connections come from warehouse.server.connect: an unreachable server is one DatabaseUnavailable line
     # NullPool: no idle connection is left behind once the block ends
     sql_engine = create_engine(
@@ -188,7 +200,7 @@ def open_warehouse(*, engine: str | None = None, database_url: str | None = None
     )
     try:
         with sql_engine.connect() as connection:
-            yield Warehouse("postgres", connection)
+            yield Warehouse(target, connection)
     finally:
         sql_engine.dispose()
 
@@ -202,21 +214,27 @@ def read_mart(
     order_by: str | None = None,
     limit: int | None = None,
     corpora: Iterable[str] | None = None,
+    target: Target | None = None,
     engine: str | None = None,
     database_url: str | None = None,
 ) -> pd.DataFrame:
     """Mart `name` as a DataFrame (:meth:`Warehouse.read_mart`), on its own connection."""
-    with open_warehouse(engine=engine, database_url=database_url) as warehouse:
+    with open_warehouse(target, engine=engine, database_url=database_url) as warehouse:
         return warehouse.read_mart(
             name, columns=columns, where=where, params=params, order_by=order_by, limit=limit, corpora=corpora
         )
 
 
 def read_sql(
-    query: str, params: Sequence | None = None, *, engine: str | None = None, database_url: str | None = None
+    query: str,
+    params: Sequence | None = None,
+    *,
+    target: Target | None = None,
+    engine: str | None = None,
+    database_url: str | None = None,
 ) -> pd.DataFrame:
     """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection."""
-    with open_warehouse(engine=engine, database_url=database_url) as warehouse:
+    with open_warehouse(target, engine=engine, database_url=database_url) as warehouse:
         return warehouse.read_sql(query, params)
 
 

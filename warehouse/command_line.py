@@ -1,17 +1,18 @@
 """The one command-line style of every ``sherliic-*`` entry point (click).
 
-Every command has ``--help`` (also ``-h``) and ``--version``; every command that touches the database takes
-``--database-url`` (the library functions fall back to ``DATABASE_URL``, else the embedded server); a
-user's mistake (bad input, no database, a missing file) ends as ONE ``error: …`` line on stderr with exit
-code 2, never a traceback.
+Every command has ``--help`` (also ``-h``) and ``--version``; every command that touches the warehouse
+takes ``--database-url`` (and ``--engine`` where both engines work) and receives ONE
+:class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`); a user's
+mistake (bad input, a bad setting, no database, a missing file) ends as ONE ``error: …`` line on stderr
+with exit code 2, never a traceback.
 
     @click.group(context_settings=CONTEXT)
     @version_option
     def cli() -> None: ...
 
     @cli.command()
-    @database_url_option
-    def init(database_url: str | None) -> None: ...
+    @target_options()
+    def init(target: Target) -> None: ...
 
     def main(argv: list[str] | None = None) -> int:
         return run(cli, argv, prog_name="sherliic-x")
@@ -19,6 +20,7 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
@@ -27,11 +29,11 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from warehouse.engine import ENGINES
-from warehouse.errors import DatabaseUnavailable, InputError, print_error
+from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, print_error
+from warehouse.target import ENGINES, Target
 
 PACKAGE = "sherliic-warehouse"
-USER_ERRORS = (InputError, DatabaseUnavailable, FileNotFoundError)
+USER_ERRORS = (InputError, ConfigurationError, DatabaseUnavailable, FileNotFoundError)
 # -h as well as --help (the argparse CLIs had both); help text wrapped at 100 columns, not 80
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -52,9 +54,9 @@ def version_option(function: F) -> F:
 
 def _given_on_the_command_line(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """The option's value only when typed on the command line. A value click took from the environment
-    becomes None: the library reads the same variable itself (``warehouse.server.database_url``,
-    ``warehouse.engine.current_engine``), and an explicit URL would also mean "Postgres" to the functions
-    that choose an engine, which SHERLIIC_ENGINE=spark plus a DATABASE_URL must not."""
+    becomes None: :meth:`Target.from_environment` reads the same variable itself, and tells a URL typed
+    beside ``--engine spark`` (a mistake) from SHERLIIC_ENGINE=spark beside a DATABASE_URL (the Postgres
+    side of a Spark warehouse)."""
     return value if ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE else None
 
 
@@ -102,10 +104,27 @@ def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -
     return parsed
 
 
-def check_engine_and_url(engine: str | None, database_url: str | None) -> None:
-    """--engine spark with --database-url is a contradiction: the URL names a Postgres database."""
-    if engine == "spark" and database_url:
-        raise click.UsageError("--database-url names a Postgres database; it cannot go with --engine spark")
+def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F], F]:
+    """``--database-url`` (and ``--engine`` when `engines` names both): the function receives ONE
+    ``target`` (:class:`Target`) built from them and the environment, checked before it runs."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def with_target(
+            *args: Any, database_url: str | None, engine: str | None = None, **kwargs: Any
+        ) -> Any:
+            target = Target.from_environment(engine=engine, database_url=database_url)
+            if target.engine not in engines:
+                raise ConfigurationError(
+                    f"this command works on {' or '.join(engines)} only, not on {target.engine} "
+                    "(SHERLIIC_ENGINE)"
+                )
+            return function(*args, target=target, **kwargs)
+
+        command = database_url_option(with_target)
+        return engine_option(command) if len(engines) > 1 else command
+
+    return decorate
 
 
 def run(

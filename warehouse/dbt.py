@@ -1,5 +1,5 @@
-"""Run dbt against the project's database: Postgres (embedded by default, DATABASE_URL otherwise) or,
-with SHERLIIC_ENGINE=spark, the local Spark catalog (warehouse.engine; dbt target `spark`)."""
+"""Run dbt on a Target's warehouse: Postgres (embedded by default, DATABASE_URL otherwise) or the Spark
+catalog (dbt target `spark`)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,9 @@ from pathlib import Path
 
 import click
 
-from warehouse.command_line import (
-    CONTEXT,
-    check_engine_and_url,
-    database_url_option,
-    engine_option,
-    package_version,
-    run,
-)
-from warehouse.engine import current_engine, dbt_target, spark_dbt_env
-from warehouse.server import database_url, dbt_env, ensure_schema
+from warehouse.command_line import CONTEXT, package_version, run, target_options
 from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.target import ENGINES, Target
 
 
 def _installed(package: str) -> str:
@@ -38,34 +30,30 @@ def dbt_executable() -> str:
 
 
 def run_dbt(
+    target: Target,
     args: list[str],
-    url: str | None = None,
     dbt_vars: dict | None = None,
     check: bool = True,
-    engine: str | None = None,
     project_dir: Path = DBT_PROJECT_DIR,
+    env: dict[str, str] | None = None,
 ) -> int:
-    """Run `dbt <args>` in dbt_project/ (or another `project_dir`) on an engine's warehouse; dbt vars are
-    passed as JSON and checked by the project before any model runs (macros/validate_vars.sql).
-    Engine: as given, else Postgres when a database `url` is given, else SHERLIIC_ENGINE."""
-    engine = engine or ("postgres" if url else current_engine())
+    """Run `dbt <args>` in dbt_project/ (or another `project_dir`) on the Target's warehouse; dbt vars are
+    passed as JSON and checked by the project before any model runs (macros/validate_vars.sql). `env`:
+    extra variables for dbt's process."""
     if "--help" in args or "-h" in args:  # dbt's own help needs no warehouse: start no server for it
-        env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"}
-    elif engine == "spark":
-        # the raw tables are created by the Spark loaders (warehouse.spark_raw); starting a second
-        # JVM here would also hold the one-process Derby metastore
-        env = {**os.environ, **spark_dbt_env(), "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"}
+        dbt_env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"}
     else:
-        url = url or database_url()
-        ensure_schema(url)  # dbt's sources must exist even before the first extraction
-        env = dbt_env(url)
+        # Postgres: dbt's sources must exist even before the first extraction. Spark: the loaders
+        # create the raw tables; a second JVM here would also hold the one-process Derby metastore
+        target.ensure_schema()
+        dbt_env = target.dbt_env()
     project = str(project_dir)
     command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]
     if "--target" not in args and "-t" not in args:
-        command += ["--target", dbt_target(engine)]
+        command += ["--target", target.dbt_target]
     if dbt_vars:
         command += ["--vars", json.dumps(dbt_vars)]
-    completed = subprocess.run(command, env=env, cwd=project_dir)
+    completed = subprocess.run(command, env={**dbt_env, **(env or {})}, cwd=project_dir)
     if check and completed.returncode != 0:
         raise RuntimeError(f"dbt {' '.join(args)} failed with exit code {completed.returncode}")
     return completed.returncode
@@ -86,10 +74,9 @@ VERSION_MESSAGE = (
     },
 )
 @click.version_option(package_version(), "--version", message=VERSION_MESSAGE)
-@database_url_option
-@engine_option
+@target_options(engines=ENGINES)
 @click.argument("dbt_args", nargs=-1, type=click.UNPROCESSED, metavar="DBT_COMMAND [DBT_ARGS]...")
-def cli(database_url: str | None, engine: str | None, dbt_args: tuple[str, ...]) -> int:
+def cli(target: Target, dbt_args: tuple[str, ...]) -> int:
     """Run dbt on the project's warehouse: `sherliic-dbt ARGS` is `dbt ARGS` in dbt_project/, with the
     project's profile and the connection filled in.
 
@@ -112,13 +99,12 @@ def cli(database_url: str | None, engine: str | None, dbt_args: tuple[str, ...])
       sherliic-dbt --database-url postgresql://u@h/db test
       sherliic-dbt run --help                            dbt's own help for `run`
     """
-    check_engine_and_url(engine, database_url)
     ours = [arg for arg in dbt_args if arg.split("=")[0] in ("--database-url", "--engine")]
     if ours:  # after the dbt command they would reach dbt, which knows neither
         raise click.UsageError(f"{ours[0].split('=')[0]} goes before the dbt command (see --help)")
     if not dbt_args:
         raise click.UsageError("missing the dbt command (e.g. `sherliic-dbt build`); see --help")
-    return run_dbt(list(dbt_args), database_url, check=False, engine=engine)
+    return run_dbt(target, list(dbt_args), check=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,10 @@ class InputError(ValueError):
         return type(self), (self.file, self.line, self.problem)
 
 
+class ConfigurationError(ValueError):
+    """A setting that cannot work (an environment variable, a flag, a dbt var): one line naming it."""
+
+
 class DatabaseUnavailable(RuntimeError):
     """The database cannot be reached or started: one line naming the URL (password hidden), the cause
     and what to do."""

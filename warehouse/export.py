@@ -46,14 +46,13 @@ from tqdm import tqdm
 
 from warehouse.command_line import (
     CONTEXT,
-    check_engine_and_url,
-    database_url_option,
-    engine_option,
     run,
+    target_options,
     version_option,
 )
 from warehouse.errors import DatabaseUnavailable, print_error
-from warehouse.marts import Marts, open_marts
+from warehouse.marts import Marts
+from warehouse.target import ENGINES, Target
 
 SCHEMA = "warehouse"
 MARTS = ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates")
@@ -225,13 +224,13 @@ def _type_index(marts: Marts) -> dict[str, dict[str, list[list[str]]]]:
     return index
 
 
-def export(out_dir: Path | str, url: str | None = None, engine: str | None = None) -> ExportSummary:
+def export(target: Target, out_dir: Path | str) -> ExportSummary:
     """Write every release file of the module docstring into `out_dir` (created if needed), from the
-    marts of `engine` (default: Postgres when a `url` is given, else SHERLIIC_ENGINE)."""
+    Target's marts."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
-    with open_marts(engine, url) as marts:
+    with target.marts() as marts:
         missing = [table for table in MARTS if not marts.has_table(SCHEMA, table)]
         if missing:
             raise RuntimeError(
@@ -272,16 +271,14 @@ def export(out_dir: Path | str, url: str | None = None, engine: str | None = Non
     show_default=True,
     help="Output folder.",
 )
-@database_url_option
-@engine_option
-def cli(out: Path, database_url: str | None, engine: str | None) -> int:
+@target_options(engines=ENGINES)
+def cli(out: Path, target: Target) -> int:
     """Export the dbt marts in SherLIiC's release formats (after `sherliic-dbt run`).
 
     Writes teg.tsv, teg-untyped.tsv, relation_index.tsv, entity_index.tsv, type_index.json and rules.tsv
     into OUT (formats: docs/design.md §5.4). Exit code 1 when the marts are missing."""
-    check_engine_and_url(engine, database_url)
     try:
-        summary = export(out, database_url, engine)
+        summary = export(target, out)
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except RuntimeError as error:

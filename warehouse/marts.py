@@ -1,5 +1,5 @@
-"""Read the warehouse with SQL on either engine (SHERLIIC_ENGINE): the demo's summary, the export and
-other readers of the marts write one query for both.
+"""Read the warehouse with SQL on either engine: the demo's summary, the export and other readers of the
+marts write one query for both. Opened from a Target (:meth:`warehouse.target.Target.marts`).
 
 Queries use ``%s`` placeholders (bound parameters on both engines) and the SQL both dialects share;
 :meth:`Marts.function` names the few functions that differ.
@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from warehouse.engine import current_engine
+if TYPE_CHECKING:  # target.py opens Marts
+    from warehouse.target import Target
 
 # function -> (Postgres, Spark) spelling
 FUNCTIONS = {"array_join": ("array_to_string", "array_join")}
@@ -20,10 +22,15 @@ TYPES = {"double": ("double precision", "double"), "text": ("text", "string")}
 
 
 class Marts:
-    """Queries on one engine's warehouse (open with :func:`open_marts`)."""
+    """Queries on one engine's warehouse (open with :meth:`Target.marts`)."""
 
-    def __init__(self, engine: str, connection):
-        self.engine, self._connection = engine, connection
+    def __init__(self, target: Target, connection):
+        self.target, self.engine, self._connection = target, target.engine, connection
+
+    @property
+    def schema(self) -> str:
+        """The schema of the marts of the Target's build."""
+        return self.target.marts_schema
 
     def function(self, name: str) -> str:
         """The engine's name of a function whose spelling differs (FUNCTIONS)."""
@@ -116,43 +123,11 @@ class Marts:
 
 
 @contextmanager
-def session_marts() -> Iterator[Marts | None]:
-    """For a command that reads the marts many times: SHERLIIC_ENGINE=spark -> the Spark marts, open for
-    the whole block (one session; pass them to marts_of); Postgres -> None (each read connects to the
-    database URL, a cheap connection)."""
-    if current_engine() != "spark":
-        yield None
-        return
-    with open_marts("spark") as marts:
-        yield marts
-
-
-@contextmanager
-def marts_of(source: str | Marts | None) -> Iterator[Marts]:
+def marts_of(source: Target | Marts) -> Iterator[Marts]:
     """`source` itself when it is open Marts (a caller holding one Spark session for many queries), else
-    the warehouse at that database URL (None: SHERLIIC_ENGINE's)."""
+    the Target's marts, open for the block."""
     if isinstance(source, Marts):
         yield source
         return
-    with open_marts(url=source) as marts:
+    with source.marts() as marts:
         yield marts
-
-
-@contextmanager
-def open_marts(engine: str | None = None, url: str | None = None) -> Iterator[Marts]:
-    """The warehouse of `engine` (default SHERLIIC_ENGINE; Postgres when a `url` is given). On Spark this
-    process holds the local catalog's one-process metastore until the block ends."""
-    engine = engine or ("postgres" if url else current_engine())
-    if engine == "spark":
-        from warehouse.engine import spark_session
-
-        spark = spark_session("sherliic-marts")
-        try:
-            yield Marts("spark", spark)
-        finally:
-            spark.stop()
-        return
-    from warehouse.server import connect
-
-    with connect(url) as conn:
-        yield Marts("postgres", conn)

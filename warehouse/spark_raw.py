@@ -14,8 +14,9 @@ from collections.abc import Iterator
 
 import click
 
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
-from warehouse.server import SCHEMA_DIR, connect, database_url
+from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.server import SCHEMA_DIR
+from warehouse.target import ENGINES, Target
 
 SPARK_SCHEMA_FILE = SCHEMA_DIR / "spark" / "raw.sql"
 COPY_CHUNK_ROWS = 200_000
@@ -65,23 +66,22 @@ def _select_list(spark_schema) -> str:
     return ", ".join(columns)
 
 
-def _postgres_chunks(url: str, table: str, select_list: str) -> Iterator[list[tuple]]:
-    with connect(url) as conn, conn.cursor(name=f"copy_{table}") as cursor:  # server-side cursor
+def _postgres_chunks(source: Target, table: str, select_list: str) -> Iterator[list[tuple]]:
+    with source.connect() as conn, conn.cursor(name=f"copy_{table}") as cursor:  # server-side cursor
         cursor.execute(f"select {select_list} from raw.{table}")
         while rows := cursor.fetchmany(COPY_CHUNK_ROWS):
             yield rows
 
 
-def copy_raw_tables(spark, url: str | None = None, tables: list[str] | None = None) -> dict[str, int]:
-    """Replace the Spark raw.* tables by the rows of the Postgres database at `url`; rows per table."""
-    url = url or database_url()
+def copy_raw_tables(spark, source: Target, tables: list[str] | None = None) -> dict[str, int]:
+    """Replace the Spark raw.* tables by the rows of `source`'s Postgres database; rows per table."""
     apply_spark_schema(spark)
     counts = {}
     for table in tables or raw_table_names():
         schema = spark.table(f"raw.{table}").schema
         counts[table] = 0
         overwrite = True  # the first chunk replaces the table, even when the copy is empty
-        for rows in _postgres_chunks(url, table, _select_list(schema)):
+        for rows in _postgres_chunks(source, table, _select_list(schema)):
             spark.createDataFrame(rows, schema).write.insertInto(f"raw.{table}", overwrite=overwrite)
             overwrite = False
             counts[table] += len(rows)
@@ -99,9 +99,7 @@ def cli() -> None:
 @cli.command()
 def init() -> None:
     """Create the Spark raw tables (idempotent)."""
-    from warehouse.engine import spark_session
-
-    spark = spark_session("sherliic-raw")
+    spark = Target.from_environment(engine="spark").spark_session("sherliic-raw")
     try:
         apply_spark_schema(spark)
     finally:
@@ -109,14 +107,13 @@ def init() -> None:
 
 
 @cli.command()
-@database_url_option
-def copy(database_url: str | None) -> None:
-    """Replace the Spark raw tables by a Postgres database's raw.* rows."""
-    from warehouse.engine import spark_session
-
-    spark = spark_session("sherliic-raw")
+@target_options(engines=ENGINES)
+def copy(target: Target) -> None:
+    """Replace the Spark raw tables by a Postgres database's raw.* rows (--database-url, DATABASE_URL,
+    else the embedded server)."""
+    spark = target.with_engine("spark").spark_session("sherliic-raw")
     try:
-        for table, n in copy_raw_tables(spark, database_url).items():
+        for table, n in copy_raw_tables(spark, target.on_postgres()).items():
             print(f"raw.{table}: {n} rows")
     finally:
         spark.stop()

@@ -1,0 +1,211 @@
+"""Where a command works: the warehouse :class:`Target`.
+
+A command builds ONE Target at its edge (:func:`warehouse.command_line.target_options`, from its
+``--engine`` / ``--database-url`` / ``--build`` flags and the environment, checked there) and hands it
+down. Everything below receives the Target, or a connection, session or :class:`~warehouse.marts.Marts`
+that warehouse/ opened from it: no code outside warehouse/ handles a URL or opens a connection.
+
+    target = Target.from_environment()              # SHERLIIC_ENGINE, DATABASE_URL, SHERLIIC_PGDATA, ...
+    with target.connect() as conn: ...              # Postgres (the embedded server is started if needed)
+    with target.marts() as marts: ...               # either engine: SQL on the warehouse
+    Target.postgres("postgresql://u@h/db")          # one database, e.g. a test's
+
+The Target is a plain frozen value (picklable: worker processes receive it, never a connection).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from urllib.parse import urlparse
+
+import psycopg
+
+from warehouse import engine as spark_engine
+from warehouse import server
+from warehouse.engine import SparkSettings
+from warehouse.errors import ConfigurationError
+from warehouse.marts import Marts
+from warehouse.settings import PROJECT_ROOT
+
+ENGINES = ("postgres", "spark")
+DBT_TARGETS = {"postgres": "default", "spark": "spark"}
+RAW_SCHEMA = "raw"
+RESULTS_SCHEMA = "results"
+MARTS_SCHEMA = "warehouse"  # the live schema every mart is published to
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+# a build's name becomes part of a schema name and of file names: plain names only
+BUILD_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The warehouse a command works on: engine, how to connect, schemas and which build."""
+
+    engine: str = "postgres"  # where the raw tables and the marts live
+    # the Postgres database (None: the embedded server whose data lives in pgdata); on Spark it holds
+    # what stays in Postgres on either engine (benchmark items, results, annotations)
+    database_url: str | None = None
+    pgdata: Path = PROJECT_ROOT / ".pgdata"
+    spark: SparkSettings = field(default_factory=SparkSettings)
+    build: str | None = None  # a named build (its own marts schema); None = the default build
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ConfigurationError(f"engine {self.engine!r}: expected one of {', '.join(ENGINES)}")
+        if self.database_url is not None:
+            check_database_url(self.database_url)
+        if self.build is not None and not BUILD_NAME.fullmatch(self.build):
+            raise ConfigurationError(
+                f"build name {self.build!r}: use lowercase letters, digits and '_', starting with a letter "
+                "(at most 40 characters)"
+            )
+
+    # -- making one ------------------------------------------------------------------------------------
+    @classmethod
+    def from_environment(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        engine: str | None = None,
+        database_url: str | None = None,
+        build: str | None = None,
+    ) -> Target:
+        """The Target of a command: its flags (when given) over the environment (SHERLIIC_ENGINE,
+        DATABASE_URL, SHERLIIC_PGDATA, SHERLIIC_BUILD, SHERLIIC_SPARK_*), every value checked here, once."""
+        environ = os.environ if environ is None else environ
+        if "DATABASE_URL" in environ and not environ["DATABASE_URL"].strip() and database_url is None:
+            raise ConfigurationError(
+                "DATABASE_URL is set but empty: unset it to use the embedded server, or give a URL"
+            )
+        chosen_engine = (engine or environ.get("SHERLIIC_ENGINE") or "postgres").strip().lower()
+        if chosen_engine not in ENGINES:
+            raise ConfigurationError(
+                f"SHERLIIC_ENGINE={chosen_engine!r}: expected one of {', '.join(ENGINES)}"
+            )
+        if chosen_engine == "spark" and database_url is not None:
+            # the marts live in the Spark catalog; a URL typed beside it is a mistake
+            raise ConfigurationError(
+                "--database-url names a Postgres database; it cannot go with --engine spark"
+            )
+        return cls(
+            engine=chosen_engine,
+            database_url=database_url or environ.get("DATABASE_URL") or None,
+            pgdata=Path(environ.get("SHERLIIC_PGDATA") or PROJECT_ROOT / ".pgdata"),
+            spark=SparkSettings.from_environment(environ),
+            build=build or environ.get("SHERLIIC_BUILD") or None,
+        )
+
+    @classmethod
+    def postgres(cls, url: str, *, build: str | None = None) -> Target:
+        """The Postgres database at `url` (the Python API's and the tests' way in)."""
+        return cls(engine="postgres", database_url=url, build=build)
+
+    def with_build(self, build: str | None) -> Target:
+        """The same warehouse, another build."""
+        return replace(self, build=build)
+
+    def with_engine(self, engine: str) -> Target:
+        """The same settings on another engine (e.g. copying a Postgres raw schema into Spark)."""
+        return replace(self, engine=engine)
+
+    def on_postgres(self) -> Target:
+        """The Postgres side of this Target: benchmark items, results and annotations live there on
+        either engine."""
+        return self if self.engine == "postgres" else replace(self, engine="postgres")
+
+    # -- names -----------------------------------------------------------------------------------------
+    @property
+    def marts_schema(self) -> str:
+        """The schema the marts of this Target's build are published to."""
+        return MARTS_SCHEMA if self.build is None else f"{MARTS_SCHEMA}__{self.build}"
+
+    @property
+    def dbt_target(self) -> str:
+        """The dbt target (dbt_project/profiles.yml) of this engine."""
+        return DBT_TARGETS[self.engine]
+
+    def describe(self) -> str:
+        """Where this is, for messages: never a password."""
+        if self.engine == "spark":
+            where = f"spark catalog {self.spark.catalog_dir}"
+        elif self.database_url is None:
+            where = f"embedded server in {self.pgdata}"
+        else:
+            where = server.redact(self.database_url)
+        return where + (f", build {self.build}" if self.build else "")
+
+    # -- Postgres --------------------------------------------------------------------------------------
+    def url(self) -> str:
+        """The Postgres URL (the embedded server is started and its database created if needed). For
+        warehouse/ only: libraries that need a URL string (SQLAlchemy, psql, dbt) get it here."""
+        if self.database_url is not None:
+            return self.database_url
+        return server.embedded_database_url(self.pgdata)
+
+    def connect(self, *, autocommit: bool = False, read_only: bool = False) -> psycopg.Connection:
+        """A new connection to the Postgres database (on Spark: the Postgres side); one
+        :class:`DatabaseUnavailable` line when it cannot be reached (password hidden). read_only: every
+        transaction on it is read-only."""
+        conn = server.connect(self.url(), autocommit=autocommit)
+        if read_only:
+            conn.read_only = True
+        return conn
+
+    def ensure_schema(self) -> None:
+        """Create or update the raw and results schemas when missing or outdated (Postgres; on Spark the
+        loaders create the raw tables)."""
+        if self.engine == "postgres":
+            server.ensure_schema(self.url())
+
+    def dbt_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment dbt runs in: `environ` (default this process's) plus what the profile reads."""
+        env = dict(os.environ if environ is None else environ)
+        env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
+        if self.engine == "spark":
+            env.update(spark_engine.dbt_env(self.spark))
+        else:
+            env.update(server.dbt_env(self.url()))
+        return env
+
+    # -- either engine ---------------------------------------------------------------------------------
+    def spark_session(self, app_name: str = "sherliic"):
+        """This process's Spark session on the Target's catalog (created on first call)."""
+        self._require("spark")
+        return spark_engine.spark_session(self.spark, app_name)
+
+    @contextmanager
+    def marts(self, *, read_only: bool = False) -> Iterator[Marts]:
+        """The warehouse, for SQL on either engine, open for the block (on Spark the process holds the
+        local catalog's one-process metastore until the block ends)."""
+        if self.engine == "spark":
+            spark = self.spark_session("sherliic-marts")
+            try:
+                yield Marts(self, spark)
+            finally:
+                spark.stop()
+            return
+        with self.connect(read_only=read_only) as conn:
+            yield Marts(self, conn)
+
+    def _require(self, engine: str) -> None:
+        if self.engine != engine:
+            raise ConfigurationError(f"this needs the {engine} engine; the target is {self.describe()}")
+
+
+def check_database_url(url: str) -> None:
+    """A Postgres URL, or one line saying what is wrong with it (the password never shown)."""
+    parsed = urlparse(url)
+    if parsed.scheme not in POSTGRES_SCHEMES:
+        shown = server.redact(url) if "://" in url else "<not a URL>"
+        raise ConfigurationError(
+            f"database URL {shown}: expected postgresql://user[:password]@host[:port]/database"
+        )
+    try:
+        parsed.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise ConfigurationError(f"database URL {server.redact(url)}: the port is not a number") from None
