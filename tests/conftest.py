@@ -10,41 +10,48 @@ import pytest
 
 from warehouse import server
 from warehouse.settings import shared_data_dir
+from warehouse.target import Target
 
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
 
 
 @pytest.fixture(scope="session")
-def make_database() -> Iterator[Callable[[], str]]:
-    """Factory: a new empty database with the raw schema applied; all are dropped at session end."""
-    server_was_running = (server.PGDATA / "postmaster.pid").exists()
+def make_target() -> Iterator[Callable[[], Target]]:
+    """Factory: a Target on a new empty database with the raw schema applied (on the embedded server, or
+    DATABASE_URL's); all are dropped at session end."""
+    environment = Target.from_environment()
+    server_was_running = server.embedded_server_running(environment.pgdata)
+    if environment.database_url is not None:
+        server_url = environment.database_url
+    else:
+        server_url = server.embedded_server_url(environment.pgdata)
     created: list[str] = []
 
-    def factory() -> str:
+    def factory() -> Target:
         name = f"sherliic_test_{uuid.uuid4().hex[:10]}"
-        server.create_database(name)
+        server.create_database(server_url, name)
         created.append(name)
-        url = server.server_url(name)
-        server.apply_schema(url)
-        return url
+        target = Target.postgres(server.with_database(server_url, name))
+        server.apply_schema(target.url())
+        return target
 
     yield factory
     for name in created:
-        server.drop_database(name)
-    if not server_was_running:
-        server.stop_server()
+        server.drop_database(server_url, name)
+    if environment.database_url is None and not server_was_running:
+        server.stop_embedded_server(environment.pgdata)
 
 
 @pytest.fixture(scope="session")
-def db_url(make_database) -> str:
+def db_target(make_target) -> Target:
     """One database shared by a whole test session (tests must not assume it is empty)."""
-    return make_database()
+    return make_target()
 
 
 @pytest.fixture()
-def fresh_db_url(make_database) -> str:
+def fresh_target(make_target) -> Target:
     """A database of this test's own."""
-    return make_database()
+    return make_target()
 
 
 @pytest.fixture(scope="session")
