@@ -30,7 +30,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from deppath.paths import canonical_path, is_reversed
-from extract.formats._common import check_id, check_input_file, csv_rows, read_lines
+from extract.formats.common import check_id, check_input_file, csv_rows, read_lines
 from warehouse import server
 from warehouse.errors import InputError
 from warehouse.export import spreadsheet_unsafe
