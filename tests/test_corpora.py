@@ -342,5 +342,14 @@ def test_database_url_after_the_command_wins(make_target, capsys):
     assert code == 0 and json.loads(out)[0]["corpus_name"] == "web"
 
 
+def test_engine_before_the_command_counts_for_it(capsys):
+    # the group's --engine reaches the command's one Target: beside a --database-url given after the
+    # command it is one clear error (a Postgres URL does not go with Spark), before anything is opened
+    code = cli.main(["--engine", "spark", "batches", "--database-url", "postgresql://u@localhost/db"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert err == "error: --database-url names a Postgres database; it cannot go with --engine spark"
+
+
 def test_progress_bars_name_the_file_and_the_count():
     assert file_label(3, 12, "/data/trex/P17.jsonl") == "file 3/12 P17.jsonl"

@@ -119,11 +119,22 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_target, tmp_path):
     assert {r["batch_id"] for r in table(catalog, "relation_instances")} == loaded
     assert spark_rows(catalog, replaced["batch_id"]) == postgres_rows(fresh_target, on_postgres.batch_id)
 
+    # other content at a loaded path is refused (and recorded as failed), as on Postgres
+    loaded_bad = bad.read_bytes()
+    bad.write_bytes(loaded_bad + GOOD.read_text().splitlines()[1].encode() + b"\n")
+    code, _, stderr = spark_extract(catalog, "corpus", "--format", "jsonl", "--skip-bad", str(bad))
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert code == 2 and len(errors) == 1, stderr
+    refused = f"a different version of this file is already loaded as batch {skipped_bad['batch_id']}"
+    assert errors[0].startswith(f"error: {bad}: ") and refused in errors[0]
+    bad.write_bytes(loaded_bad)
+
     # corpora: named by the file's stem; listed and removed (partitions dropped) like on Postgres
     assert replaced["corpus_name"] == GOOD.stem and skipped_bad["corpus_name"] == "bad"
     listing = spark_cli(catalog, "batches", "--json")
     assert listing.returncode == 0, listing.stderr
     assert sorted((b["status"], b["corpus_name"]) for b in json.loads(listing.stdout)) == [
+        ("failed", "bad"),
         ("failed", "bad"),
         ("loaded", "bad"),
         ("loaded", GOOD.stem),
@@ -133,9 +144,9 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_target, tmp_path):
         unknown.returncode == 2
         and "error: raw.load_batches: no batch 999 (corpora loaded: " in unknown.stderr
     )
-    assert len(table(catalog, "load_batches")) == 3
+    assert len(table(catalog, "load_batches")) == 4
     removed = spark_cli(catalog, "remove", "--corpus", "bad")
-    assert removed.returncode == 0 and "removed 2 batch(es)" in removed.stderr, removed.stderr
+    assert removed.returncode == 0 and "removed 3 batch(es)" in removed.stderr, removed.stderr
     assert [b["batch_id"] for b in table(catalog, "load_batches")] == [replaced["batch_id"]]
     assert {r["batch_id"] for r in table(catalog, "relation_instances")} == {replaced["batch_id"]}
 

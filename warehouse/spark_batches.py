@@ -121,19 +121,7 @@ class SparkBatchStore(BatchStore):
         if claim.supersede and not existing:
             existing = [r for r in loaded if r["source_file"] == claim.source]
             replace = bool(existing)
-        if not existing and not replace and not claim.supersede and claim.by_path:
-            changed = [r for r in loaded if r["source_file"] == claim.source]
-            if changed:
-                raise changed_content_error(claim, changed[0]["batch_id"])
-        if existing and not replace:
-            old = existing[0]
-            summary.batch_id, summary.corpus_name, summary.skipped = old["batch_id"], old["corpus_name"], True
-            summary.message = skip_message(
-                claim, old["batch_id"], json.loads(old["options"] or "{}"), old["corpus_name"]
-            )
-            return summary
         batch_id = max((r["batch_id"] for r in rows), default=0) + 1
-        summary.batch_id = batch_id
         row = dict.fromkeys(SPARK_BATCH_COLUMNS, 0)
         row.update(
             batch_id=batch_id,
@@ -147,6 +135,20 @@ class SparkBatchStore(BatchStore):
             finished_at=None,
             corpus_name=claim.corpus,
         )
+        if not existing and not replace and not claim.supersede and claim.by_path:
+            changed = [r for r in loaded if r["source_file"] == claim.source]
+            if changed:  # refused, recorded as a failed batch as on Postgres
+                error = changed_content_error(claim, changed[0]["batch_id"])
+                self._fail(claim, rows, row, str(error))
+                raise error
+        if existing and not replace:
+            old = existing[0]
+            summary.batch_id, summary.corpus_name, summary.skipped = old["batch_id"], old["corpus_name"], True
+            summary.message = skip_message(
+                claim, old["batch_id"], json.loads(old["options"] or "{}"), old["corpus_name"]
+            )
+            return summary
+        summary.batch_id = batch_id
         self._write([*rows, row])
         replaced = [old["batch_id"] for old in existing]
         staging = self.staging / str(batch_id)
