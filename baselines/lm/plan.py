@@ -14,7 +14,8 @@ The plan of `make lm` and `train` comes from their environment, so the runs can 
   LM_MODELS        models `make lm` runs (default: every installed one, e.g. `minilm`)
   LM_EPOCHS        override the epochs; by default a run sees about EXAMPLES_PER_RUN training examples
                    (epochs = round(EXAMPLES_PER_RUN / n_train), between 1 and the model's epochs)
-Process settings (any command): LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE (runs.RunSettings).
+Process settings (any command): SHERLIIC_OUT (the run cache), LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE
+(runs.RunSettings).
 
 `make lm` records next to the run cache (<runs>/../plans.json, :class:`PlanRecord`) the plan behind every
 (method, dataset) row it wrote, and its models. The other commands (`make baselines`, the learned
@@ -34,8 +35,9 @@ from pathlib import Path
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, MODELS
 from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
-from baselines.lm.runs import RUNS_DIR, Recipe, RunSettings
+from baselines.lm.runs import RUNS_SUBDIR, Recipe, RunSettings
 from warehouse.errors import ConfigurationError
+from warehouse.settings import OUT_DIR
 
 DEFAULT_FINETUNE = "minilm:sherliic,levy_holt,levy_holt/*"  # mpnet: opt in, docs/lm.md
 EXAMPLES_PER_RUN = 4000
@@ -157,9 +159,11 @@ def _models(environ: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def run_settings(environ: Mapping[str, str]) -> RunSettings:
-    """Where runs are cached and how they are computed: LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE."""
+    """Where runs are cached and how they are computed: the run cache under SHERLIIC_OUT (out/lm/runs),
+    LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE."""
+    out = Path(environ["SHERLIIC_OUT"]) if environ.get("SHERLIIC_OUT") else OUT_DIR
     return RunSettings(
-        runs_dir=RUNS_DIR,
+        runs_dir=out / RUNS_SUBDIR,
         cache_dir=Path(environ.get("SHERLIIC_LM_CACHE") or DEFAULT_CACHE_DIR),
         threads=max(1, _count(environ, "LM_THREADS", "1")),
         keep_weights=environ.get("LM_KEEP_WEIGHTS", "1") != "0",

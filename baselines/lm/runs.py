@@ -30,7 +30,8 @@ from warehouse.settings import OUT_DIR
 if TYPE_CHECKING:
     from baselines.lm.encoder import TrainSettings
 
-RUNS_DIR = OUT_DIR / "lm" / "runs"
+RUNS_SUBDIR = Path("lm") / "runs"  # the run cache, under the output folder
+RUNS_DIR = OUT_DIR / RUNS_SUBDIR
 ZERO_SHOT = "zero-shot cosine"
 
 
@@ -209,7 +210,6 @@ def _trained(
     weights = folder / "weights.safetensors"
     if weights.is_file():
         return encoder.load_weights(recipe.model, weights, settings.cache_dir)
-    settings = recipe.train_settings()
     texts = [
         render(recipe.pattern, p, h) for p, h in zip(training.premises, training.hypotheses, strict=True)
     ]
@@ -218,7 +218,7 @@ def _trained(
         recipe.model,
         texts,
         training.labels,
-        settings,
+        recipe.train_settings(),
         show_progress=show_progress,
         desc=f"{label} on {len(texts)}",
         cache_dir=settings.cache_dir,
