@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from deppath.paths import is_reversed
-from extract.formats._common import read_lines
+from extract.formats.common import read_lines
 from warehouse.errors import InputError
 
 ITEM_COLUMNS = [

@@ -14,7 +14,7 @@ import pandas as pd
 from baselines.datasets.items import ITEM_COLUMNS, items_frame
 from baselines.datasets.reading import FORMATS, read_benchmark
 from deppath.paths import canonical_path
-from extract.formats._common import check_input_file
+from extract.formats.common import check_input_file
 from warehouse.batch_store import (
     BatchClaim,
     PostgresBatchStore,

@@ -8,7 +8,7 @@ from baselines.datasets.levy_holt import read_levy_holt, read_levy_holt_hosseini
 from baselines.datasets.parsing import parse_text_items
 from baselines.datasets.sherliic import read_sherliic_csv, read_sherliic_tsv
 from baselines.datasets.zeichner import read_zeichner
-from extract.formats._common import check_id, check_input_file
+from extract.formats.common import check_id, check_input_file
 from warehouse.errors import InputError
 
 FORMATS = ("sherliic_csv", "sherliic_tsv", "levy_holt", "levy_holt_hosseini", "zeichner")

@@ -14,7 +14,7 @@ from baselines.datasets.items import (
     parse_label,
     split_from_name,
 )
-from extract.formats._common import csv_rows
+from extract.formats.common import csv_rows
 from warehouse.errors import InputError
 from warehouse.export import spreadsheet_unsafe
 
