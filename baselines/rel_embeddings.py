@@ -238,6 +238,7 @@ def learn_preference(
     items: pd.DataFrame, typed_scores: pd.Series, untyped_scores: pd.Series
 ) -> dict[str, bool]:
     """Per signature: True iff typed scores reach a strictly higher best F1 than untyped on these items."""
+
     def best_f1(labels: np.ndarray, scores: np.ndarray) -> float:
         threshold = best_f1_threshold(labels, scores)
         return precision_recall_f1(labels, scores >= threshold)[2]

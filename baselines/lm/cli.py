@@ -250,23 +250,23 @@ def run_command(
         fill_cache(items, planned_jobs(items, models, plan), settings, workers or default_workers())
         ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
         ev = keep_rows(evaluate_many([*names, COMBINATION], items, ctx))
+        for name, why in ev.skipped.items():
+            print(f"skipped {name}: {why}")
+        for name, why in ev.failed.items():
+            print(f"FAILED {name}: {why}", file=sys.stderr)
+        frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
+        report.write_csv(frame, out / "baselines.csv")
         sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
+        (out / "baselines.md").write_text(
+            report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
+        )
+        plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
+        store_results(target, ev.frame())
+        # what was run: the readers of the cache score these rows with this plan (baselines.lm.plan)
+        lm_rows = [(r["method"], r["dataset"]) for r in ev.rows if r["method"].startswith("lm:")]
+        record.with_run(plan, settings.models, lm_rows).write(settings.run.runs_dir)
+        (out / "lm").mkdir(parents=True, exist_ok=True)
         per_seed = seed_table(items, ctx, plan, [m for m in models if m in plan.finetune])
-    for name, why in ev.skipped.items():
-        print(f"skipped {name}: {why}")
-    for name, why in ev.failed.items():
-        print(f"FAILED {name}: {why}", file=sys.stderr)
-    frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
-    report.write_csv(frame, out / "baselines.csv")
-    (out / "baselines.md").write_text(
-        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
-    )
-    plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
-    store_results(target, ev.frame())
-    # what was run: the readers of the cache score these rows with this plan (baselines.lm.plan)
-    lm_rows = [(r["method"], r["dataset"]) for r in ev.rows if r["method"].startswith("lm:")]
-    record.with_run(plan, settings.models, lm_rows).write(settings.run.runs_dir)
-    (out / "lm").mkdir(parents=True, exist_ok=True)
     if not per_seed.empty:
         per_seed = merge_by_method(per_seed, out / "lm" / "seeds.csv")
     summary = seed_summary(per_seed)
