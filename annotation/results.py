@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.formats._common import check_id, check_input_file, csv_rows
+from extract.formats.common import check_id, check_input_file, csv_rows
 from warehouse.errors import InputError
 from warehouse.server import connect, ensure_schema
 

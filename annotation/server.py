@@ -28,7 +28,7 @@ from psycopg.rows import dict_row
 
 from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
 from annotation.sampling import examples_line, group_items
-from extract.formats._common import check_id
+from extract.formats.common import check_id
 from warehouse.errors import InputError
 from warehouse.server import connect, ensure_schema
 
