@@ -286,10 +286,9 @@ skip_bad_option = click.option(
     help="Also write the load batches' summaries as JSON to this file.",
 )
 @click.pass_context
-def cli(
-    ctx: click.Context, database_url: str | None, engine: str | None, quiet: bool, summary_json: str | None
-) -> None:
-    # --database-url and --engine stay in ctx.params: the command builds the Target (_target_command)
+def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flags: str | None) -> None:
+    # --database-url and --engine given here are the command's: it builds the one Target from them
+    # (_target_command reads them from this context's params)
     ctx.obj = Session(quiet, summary_json)
 
 

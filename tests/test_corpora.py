@@ -247,7 +247,7 @@ def _corpora_mart(target: Target) -> list[tuple]:
 
 def test_corpora_selects_what_the_graph_is_built_from(make_target, tmp_path):
     target = make_target()
-    load_raw_graph(target, planted_graph())  # corpus 'graph', a type table and a failed corpus batch
+    load_raw_graph(target.url(), planted_graph())  # corpus 'graph', a type table and a failed corpus batch
     with target.connect() as conn:  # the planted graph is "the demo" here
         conn.execute(
             "update raw.load_batches b set corpus_name = 'demo', n_documents = 3, n_instances = "
@@ -255,25 +255,25 @@ def test_corpora_selects_what_the_graph_is_built_from(make_target, tmp_path):
             "where corpus_name = 'graph'"
         )
         conn.commit()
-    build(target, tmp_path / "alone")
+    build(target.url(), tmp_path / "alone")
     alone = _acquire_buy_relv(target)
     demo_instances = len(planted_graph()["instances"])
     assert _corpora_mart(target) == [("demo", 1, 3, demo_instances)]
 
     _add_corpus(target, "other", pairs=200)  # |E| grows from 160 to 560
-    build(target, tmp_path / "all", command="run")
+    build(target.url(), tmp_path / "all", command="run")
     assert _acquire_buy_relv(target) > alone  # the user's complaint: Relv moves with |E|
     assert _corpora_mart(target) == [("demo", 1, 3, demo_instances), ("other", 1, 200, 200)]
     n_all = _rows(target, "select count(*) as n from warehouse.relation_instances")[0]["n"]
     assert n_all == demo_instances + 200
 
-    build(target, tmp_path / "demo", {"corpora": ["demo"]})
+    build(target.url(), tmp_path / "demo", {"corpora": ["demo"]})
     assert _acquire_buy_relv(target) == alone  # the demo's graph, exactly as before
     assert _corpora_mart(target) == [("demo", 1, 3, demo_instances)]
     assert _rows(target, "select count(*) as n from warehouse.relation_instances")[0]["n"] == demo_instances
     assert not _rows(target, "select 1 from warehouse.entities where source_entity_id like 'other-%%'")
 
-    build(target, tmp_path / "other", {"corpora": "other"}, command="run")  # one name as a string
+    build(target.url(), tmp_path / "other", {"corpora": "other"}, command="run")  # one name as a string
     assert _corpora_mart(target) == [("other", 1, 200, 200)]
 
 
