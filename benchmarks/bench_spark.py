@@ -30,8 +30,8 @@ import pyarrow.parquet as pq
 
 from benchmarks.bench_candidates import MARTS_SELECTOR, MemorySampler, run_sql_build
 from demo import generator
-from extract.batches import load_corpus
 from extract.formats import reader
+from extract.loading import load_corpus
 from extract.pipeline import Extraction
 from warehouse import server
 from warehouse.command_line import CONTEXT, json_object, run, version_option
@@ -107,7 +107,7 @@ def task_scaling(corpus: Path, repeats: int) -> dict:
 def _scaling_child(corpus: Path, repeats: int) -> None:
     from functools import partial
 
-    from extract.spark_load import _is, _partition_records
+    from extract.spark_load import is_record, partition_records
     from warehouse.engine import spark_session
 
     spark = spark_session("sherliic-bench-scaling")
@@ -117,10 +117,8 @@ def _scaling_child(corpus: Path, repeats: int) -> None:
 
     def run(slices: int, items: list) -> float:
         start = time.perf_counter()
-        records = sc.parallelize(items, slices).mapPartitionsWithIndex(
-            partial(_partition_records, extraction)
-        )
-        records.filter(_is("p")).count()
+        records = sc.parallelize(items, slices).mapPartitionsWithIndex(partial(partition_records, extraction))
+        records.filter(is_record("p")).count()
         return time.perf_counter() - start
 
     run(2, documents[:64])  # both Python workers start and load spaCy

@@ -106,11 +106,17 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     settings.catalog_dir.mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder.appName(app_name).enableHiveSupport()
     # Spark's Python workers (the distributed extraction) run this interpreter: the project's venv
-    builder = builder.config("spark.pyspark.python", os.environ.get("PYSPARK_PYTHON", sys.executable))
+    python = os.environ.get("PYSPARK_PYTHON", sys.executable)
+    builder = builder.config("spark.pyspark.python", python)
     # spark-submit's options and spark-defaults.conf win (a cluster's master, metastore)
     submitted = {key for key, _ in SparkConf().getAll()} if "PYSPARK_GATEWAY_PORT" in os.environ else set()
     for key, value in spark_conf(settings).items():
         if key in submitted and not (key == "spark.master" and settings.master):
             continue
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    # the conf above reaches spark-submit's launcher only: the RDD and UDF workers of a session started
+    # from Python run SparkContext.pythonExec (PYSPARK_PYTHON when the context started, else `python3` on
+    # the PATH, which need not be the venv's)
+    session.sparkContext.pythonExec = python
+    return session
