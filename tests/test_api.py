@@ -33,6 +33,7 @@ from warehouse.dbt import dbt_executable, run_dbt
 from warehouse.errors import DatabaseUnavailable
 from warehouse.server import dbt_env, server_url
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT
+from warehouse.target import Target
 
 
 @pytest.fixture(scope="module")
@@ -175,33 +176,31 @@ def test_corpora_are_checked_against_the_build(built: str) -> None:
         read_mart("relations", corpora=[*corpora, "another_corpus"], database_url=built)
 
 
-def run_example(database_url: str, out: Path, *options: str) -> subprocess.CompletedProcess:
-    """examples/query_marts.py as a user runs it."""
+def run_example(target: Target, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """examples/query_marts.py as a user runs it, on the Target's database (--database-url)."""
     script = PROJECT_ROOT / "examples" / "query_marts.py"
-    command = [sys.executable, str(script), "--database-url", database_url, "--out", str(out), *options]
+    command = [sys.executable, str(script), "--database-url", target.url(), "--out", str(out), *options]
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
-def test_example_script_runs_on_a_built_warehouse(built: str, tmp_path) -> None:
+def test_example_script_runs_on_a_built_warehouse(built: Target, tmp_path) -> None:
     completed = run_example(built, tmp_path, "--top", "5")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     print(out)
     assert "Top 5 inference candidates:" in out and "inference_candidates" in out
-    best = read_mart(
-        "inference_candidates", order_by="score desc, candidate_key", limit=1, database_url=built
-    )
+    best = read_mart("inference_candidates", order_by="score desc, candidate_key", limit=1, target=built)
     assert f"Why {best['premise_path'][0]} ⇒ {best['hypothesis_path'][0]}" in out
     assert (tmp_path / "candidate_scores.png").stat().st_size > 1000
 
 
-def test_example_script_explains_crossed_candidates(built: str) -> None:
+def test_example_script_explains_crossed_candidates(built: Target) -> None:
     sys.path.insert(0, str(PROJECT_ROOT / "examples"))
     try:
         from query_marts import supporting_sentences
     finally:
         sys.path.pop(0)
-    with open_warehouse(database_url=built) as wh:
+    with open_warehouse(built) as wh:
         crossed = wh.read_mart(
             "inference_candidates",
             where="premise_path = %s and hypothesis_path = %s",
@@ -218,8 +217,8 @@ def test_example_script_explains_crossed_candidates(built: str) -> None:
         assert row.premise == f"S{i} sold to P{i}." and row.hypothesis == f"P{i} bought from S{i}."
 
 
-def test_example_script_fails_in_one_line_without_marts(fresh_db_url: str, tmp_path) -> None:
-    completed = run_example(fresh_db_url, tmp_path)
+def test_example_script_fails_in_one_line_without_marts(fresh_target: Target, tmp_path) -> None:
+    completed = run_example(fresh_target, tmp_path)
     assert completed.returncode == 2
     assert completed.stderr.strip().splitlines() == [
         "error: mart inference_candidates has not been built in this warehouse (postgres); build it with "
