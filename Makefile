@@ -41,8 +41,9 @@ demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHER
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP) ## ruff check + format check over the Python code, sqlfluff over dbt_project/ and sql/
+lint: $(STAMP) ## ruff check + format check, import layers (lint-imports), sqlfluff over dbt_project/ and sql/
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/sqlfluff lint dbt_project
 	$(BIN)/sqlfluff lint sql --templater placeholder
 	$(BIN)/ruff format --check .

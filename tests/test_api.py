@@ -31,15 +31,15 @@ from warehouse.api import (
 )
 from warehouse.dbt import dbt_executable, run_dbt
 from warehouse.errors import DatabaseUnavailable
-from warehouse.server import dbt_env, server_url
+from warehouse.server import with_database
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT
 from warehouse.target import Target
 
 
 @pytest.fixture(scope="module")
-def built(make_database, tmp_path_factory) -> Iterator[str]:
+def built(make_target, tmp_path_factory) -> Iterator[str]:
     """The planted graph's TEG and InfCands (tag:teg), built once for the module."""
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, planted_graph())
     build(url, tmp_path_factory.mktemp("dbt"))
     yield url
@@ -133,7 +133,7 @@ def test_mistakes_are_one_clear_error(built: str) -> None:
         with pytest.raises(ValueError, match="limit must be a non-negative integer"):
             read_mart("relations", limit=bad, database_url=built)
     with pytest.raises(DatabaseUnavailable, match="sherliic_test_no_such_database"):
-        read_mart("relations", database_url=server_url("sherliic_test_no_such_database"))
+        read_mart("relations", database_url=with_database(built, "sherliic_test_no_such_database"))
 
 
 def test_check_corpora_compares_sets_and_names_the_rebuild_command() -> None:
@@ -156,12 +156,12 @@ def test_check_corpora_compares_sets_and_names_the_rebuild_command() -> None:
     )
 
 
-def test_corpora_without_the_corpora_mart_is_a_clear_error(fresh_db_url: str) -> None:
+def test_corpora_without_the_corpora_mart_is_a_clear_error(fresh_target: Target) -> None:
     # a warehouse built before teg_corpora existed (here: nothing built at all)
     with pytest.raises(
         MartError, match=f"no mart warehouse.{CORPORA_MART}, so the corpora it was built from"
     ):
-        read_mart("relations", corpora=["demo"], database_url=fresh_db_url)
+        read_mart("relations", corpora=["demo"], target=fresh_target)
 
 
 @pytest.mark.skipif(
@@ -176,31 +176,33 @@ def test_corpora_are_checked_against_the_build(built: str) -> None:
         read_mart("relations", corpora=[*corpora, "another_corpus"], database_url=built)
 
 
-def run_example(target: Target, out: Path, *options: str) -> subprocess.CompletedProcess:
-    """examples/query_marts.py as a user runs it, on the Target's database (--database-url)."""
+def run_example(database_url: str, out: Path, *options: str) -> subprocess.CompletedProcess:
+    """examples/query_marts.py as a user runs it."""
     script = PROJECT_ROOT / "examples" / "query_marts.py"
-    command = [sys.executable, str(script), "--database-url", target.url(), "--out", str(out), *options]
+    command = [sys.executable, str(script), "--database-url", database_url, "--out", str(out), *options]
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
-def test_example_script_runs_on_a_built_warehouse(built: Target, tmp_path) -> None:
+def test_example_script_runs_on_a_built_warehouse(built: str, tmp_path) -> None:
     completed = run_example(built, tmp_path, "--top", "5")
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
     print(out)
     assert "Top 5 inference candidates:" in out and "inference_candidates" in out
-    best = read_mart("inference_candidates", order_by="score desc, candidate_key", limit=1, target=built)
+    best = read_mart(
+        "inference_candidates", order_by="score desc, candidate_key", limit=1, database_url=built
+    )
     assert f"Why {best['premise_path'][0]} ⇒ {best['hypothesis_path'][0]}" in out
     assert (tmp_path / "candidate_scores.png").stat().st_size > 1000
 
 
-def test_example_script_explains_crossed_candidates(built: Target) -> None:
+def test_example_script_explains_crossed_candidates(built: str) -> None:
     sys.path.insert(0, str(PROJECT_ROOT / "examples"))
     try:
         from query_marts import supporting_sentences
     finally:
         sys.path.pop(0)
-    with open_warehouse(built) as wh:
+    with open_warehouse(database_url=built) as wh:
         crossed = wh.read_mart(
             "inference_candidates",
             where="premise_path = %s and hypothesis_path = %s",
@@ -218,7 +220,7 @@ def test_example_script_explains_crossed_candidates(built: Target) -> None:
 
 
 def test_example_script_fails_in_one_line_without_marts(fresh_target: Target, tmp_path) -> None:
-    completed = run_example(fresh_target, tmp_path)
+    completed = run_example(fresh_target.url(), tmp_path)
     assert completed.returncode == 2
     assert completed.stderr.strip().splitlines() == [
         "error: mart inference_candidates has not been built in this warehouse (postgres); build it with "
@@ -253,16 +255,16 @@ def test_column_docs_are_postgres_comments(built: str) -> None:
     assert view[0][0] == "The sentence the instance was extracted from."
 
 
-def test_every_mart_column_is_described(fresh_db_url: str, tmp_path) -> None:
+def test_every_mart_column_is_described(fresh_target: Target, tmp_path) -> None:
     """Every column of every mart, as dbt builds it, has a YAML description (so a new column cannot go
     undocumented), and every described column exists. `dbt run --empty` builds all models with no rows:
     the columns are those the SQL really selects, whatever the data."""
     target = tmp_path / "target"
-    run_dbt(["run", "--empty", "--target-path", str(target), "--log-path", str(tmp_path)], fresh_db_url)
+    run_dbt(fresh_target, ["run", "--empty", "--target-path", str(target), "--log-path", str(tmp_path)])
     manifest = json.loads((target / "manifest.json").read_text())
     undocumented, stale = [], []
     for mart in list_marts():
-        comments = column_comments(fresh_db_url, mart)
+        comments = column_comments(fresh_target.url(), mart)
         assert comments, f"mart {mart} was not built"
         undocumented += [f"{mart}.{name}" for name, text in comments.items() if not (text or "").strip()]
         described = manifest["nodes"][f"model.sherliic.{mart}"]["columns"]
@@ -275,13 +277,13 @@ def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
     """`make dbt-docs`: the catalog carries the comments; the site is served on 127.0.0.1, offline."""
     target = tmp_path / "target"
     generate = ["docs", "generate", "--target-path", str(target), "--log-path", str(tmp_path)]
-    run_dbt(generate, built, {"docs_catalog": True})
+    run_dbt(Target.postgres(built), generate, {"docs_catalog": True})
     catalog = json.loads((target / "catalog.json").read_text())
     node = catalog["nodes"]["model.sherliic.inference_candidates"]
     assert node["metadata"]["comment"].startswith("SherLIiC's InfCands")
     assert node["columns"]["relv"]["comment"] == "Relv(A,B) = |A∩B|·|E|² / (|A|·|B|)"
     # the next parse (no docs_catalog) in the same target folder builds into the staging schema again
-    run_dbt(["parse", "--target-path", str(target), "--log-path", str(tmp_path)], built)
+    run_dbt(Target.postgres(built), ["parse", "--target-path", str(target), "--log-path", str(tmp_path)])
     manifest = json.loads((target / "manifest.json").read_text())
     assert manifest["nodes"]["model.sherliic.inference_candidates"]["schema"] == "warehouse__next"
     with socket.socket() as probe:  # a free port
@@ -290,7 +292,7 @@ def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
     project = str(DBT_PROJECT_DIR)
     command = [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-browser"]
     command += ["--project-dir", project, "--profiles-dir", project, "--target-path", str(target)]
-    serving = subprocess.Popen(command, env=dbt_env(built), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    serving = subprocess.Popen(command, env=Target.postgres(built).dbt_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -319,7 +321,7 @@ def test_a_build_with_docs_catalog_is_refused(built: str, tmp_path, capfd) -> No
         "--log-path",
         str(tmp_path),
     ]
-    assert run_dbt(build_args, built, {"docs_catalog": True}, check=False) != 0
+    assert run_dbt(Target.postgres(built), build_args, {"docs_catalog": True}, check=False) != 0
     assert "docs_catalog is for `dbt docs generate` only" in capfd.readouterr().out
-    assert run_dbt(build_args, built, {"docs_catalog": "yes"}, check=False) != 0
+    assert run_dbt(Target.postgres(built), build_args, {"docs_catalog": "yes"}, check=False) != 0
     assert "invalid dbt var docs_catalog" in capfd.readouterr().out

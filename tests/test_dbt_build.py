@@ -20,8 +20,9 @@ import psycopg
 import pytest
 
 from warehouse.dbt import run_dbt
-from warehouse.server import connect
+from warehouse.export import export, main
 from warehouse.settings import PROJECT_ROOT
+from warehouse.target import Target
 
 BUY = "nsubj^-___buy___dobj"
 ACQUIRE = "nsubj^-___acquire___dobj"
@@ -56,7 +57,7 @@ def planted_graph() -> dict:
 
 def load_raw_graph(url: str, graph: dict) -> None:
     """Insert a graph into raw.* directly (one loaded corpus batch, one loaded type batch, one failed)."""
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         corpus = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
             "values ('graph.jsonl', 'jsonl', 'corpus', 'c1', 'loaded', 'graph') returning batch_id"
@@ -109,17 +110,17 @@ def build(url: str, target: Path, dbt_vars: dict | None = None, command: str = "
     """dbt <command> of the TEG and InfCand models (tag:teg); own target/log dirs for parallel dbt runs."""
     started = time.perf_counter()
     run_dbt(
+        Target.postgres(url),
         [command, "--select", *MY_MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
-        url,
         dbt_vars,
     )
     return time.perf_counter() - started
 
 
 @pytest.fixture(scope="module")
-def built(make_database, tmp_path_factory) -> Iterator[str]:
+def built(make_target, tmp_path_factory) -> Iterator[str]:
     """The planted graph, loaded and built once (default thresholds) for the whole module."""
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, planted_graph())
     seconds = build(url, tmp_path_factory.mktemp("dbt"))
     print(f"dbt build on the planted graph: {seconds:.1f} s")
@@ -338,14 +339,14 @@ def test_scores_match_an_independent_python_computation(built: str) -> None:
         assert cand["score"] == pytest.approx(relv * sigma * esr, rel=1e-9)
 
 
-def test_thresholds_and_type_vars_are_overridable(make_database, tmp_path) -> None:
+def test_thresholds_and_type_vars_are_overridable(make_target, tmp_path) -> None:
     """A second graph with a 4-pair rule (purchase ⊂ buy): found only with r_min = 4; top-N = 1 cuts;
     type_sources and map_types select and map the types."""
     graph = planted_graph()
     graph["instances"] += [(PURCHASE, f"C{i}", f"T{i}", f"C{i} purchased T{i}.") for i in range(1, 5)]
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, graph)
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         batch = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
             "values ('map.tsv', 'figer_map', 'type_map', 'm1', 'loaded') returning batch_id"
@@ -422,9 +423,7 @@ def test_sql_reports(built: str) -> None:
 
 
 def test_export_release_files(built: str, tmp_path: Path) -> None:
-    from warehouse.export import export, main
-
-    summary = export(tmp_path, built)
+    summary = export(Target.postgres(built), tmp_path)
 
     def count(table: str) -> int:
         return rows(built, f"select count(*) as n from warehouse.{table}")[0]["n"]
@@ -465,8 +464,6 @@ def test_export_release_files(built: str, tmp_path: Path) -> None:
     assert (tmp_path / "cli" / "rules.tsv").exists()
 
 
-def test_export_without_marts_fails_clearly(fresh_db_url: str, tmp_path: Path) -> None:
-    from warehouse.export import export
-
+def test_export_without_marts_fails_clearly(fresh_target: Target, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="marts missing"):
-        export(tmp_path, fresh_db_url)
+        export(fresh_target, tmp_path)

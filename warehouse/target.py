@@ -141,7 +141,7 @@ class Target:
     @property
     def marts_schema(self) -> str:
         """The schema the marts of this Target's build are published to."""
-        return MARTS_SCHEMA if self.build is None else f"{MARTS_SCHEMA}__{self.build}"
+        return MARTS_SCHEMA if self.build is None else f"build_{self.build}"
 
     @property
     def dbt_target(self) -> str:

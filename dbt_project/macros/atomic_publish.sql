@@ -143,9 +143,10 @@
 {%- endmacro %}
 
 {# A unit test reads the column types of each input model from the database, at the input's place in
-   the manifest, the staging schema. This is dbt-core 1.11's get_fixture_sql with one addition (marked
-   `sherliic:`): an input that this invocation does not build (`dbt test`, a partial build) is looked
-   up in the live schema. #}
+   the manifest, the staging schema. This is dbt-core 1.11's get_fixture_sql with one addition (between
+   `sherliic:` and `/sherliic`): an input that this invocation does not build (`dbt test`, a partial
+   build) is looked up in the live schema. tests/test_dbt_macros.py fails when the installed dbt-core's
+   original differs from the copy without the addition (then redo the copy from the new original). #}
 {% macro get_fixture_sql(rows, column_name_to_data_types) %}
 -- Fixture for {{ model.name }}
 {% set default_row = {} %}
@@ -157,6 +158,7 @@
 {%-   if not load_relation(this_or_defer_relation) -%}
 {%-     set this_or_defer_relation = this.incorporate(path={'schema': live_schema(this.schema)}) -%}
 {%-   endif -%}
+{#-- /sherliic --#}
 {%-   set columns_in_relation = adapter.get_columns_in_relation(this_or_defer_relation) -%}
 
 {%-   set column_name_to_data_types = {} -%}
