@@ -42,18 +42,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from baselines.registry import Context, register
-from baselines.rules import ResourceMissing
+from baselines.registry import Context, ResourceMissing, register
+from deppath.paths import canonical_path
 from warehouse.marts import Marts, marts_of
 from warehouse.scores import esr, relv, sigma
+from warehouse.target import Target
 
 SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
 
 
 def canonical_item_table(items: pd.DataFrame) -> pd.DataFrame:
     """Items in warehouse orientation: canonical paths, canonical-slot types and the crossed flag."""
-    from deppath.paths import canonical_path
-
     rows = []
     for row_no, (_, item) in enumerate(items.iterrows()):
         prem, hypo = item.get("premise_path"), item.get("hypothesis_path")
@@ -387,10 +386,10 @@ SCORE_QUERY_COLUMNS = [
 
 
 def compute_scores(
-    items: pd.DataFrame, warehouse: str | Marts, variant: str, *, use_infcands: bool = True
+    items: pd.DataFrame, warehouse: Target | Marts, variant: str, *, use_infcands: bool = True
 ) -> pd.DataFrame:
     """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation), read from
-    `warehouse`: a Postgres URL or open marts of either engine (warehouse.marts).
+    `warehouse`: a Target's marts or open marts of either engine (warehouse.marts).
 
     The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
     use_infcands=False computes Sherlock+ESR here even for pairs that are InfCands (tests compare both).
@@ -471,7 +470,7 @@ def items_key(items: pd.DataFrame) -> str:
 
 def cached_scores(items: pd.DataFrame, ctx: Context, variant: str) -> pd.DataFrame:
     """compute_scores, memoised in ctx.cache so the ten registered baselines share two queries."""
-    key = ("distributional", variant, ctx.database_url, items_key(items))
+    key = ("distributional", variant, ctx.target, items_key(items))
     if key not in ctx.cache:
         ctx.cache[key] = compute_scores(items, ctx.warehouse, variant)
     return ctx.cache[key]
@@ -518,7 +517,7 @@ _register(
 )
 
 
-def resolve_keys(items: pd.DataFrame, warehouse: str | Marts, variant: str) -> pd.DataFrame:
+def resolve_keys(items: pd.DataFrame, warehouse: Target | Marts, variant: str) -> pd.DataFrame:
     """Warehouse keys of each item's premise/hypothesis (rel_id untyped, typed_rel_id typed), indexed like
     `items`; NaN where the item has no such relation. Shared with the relation-embedding baselines."""
     spec = VARIANTS[variant]

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from baselines import metrics
-from baselines.registry import Baseline, Context, get
+from baselines.registry import Baseline, Context, ResourceMissing, get
+from warehouse.target import Target
 
 RESULT_COLUMNS = [
     "method",
@@ -132,7 +134,7 @@ def evaluate_baseline(
 ) -> Evaluation:
     """Score every dataset of `items` with one baseline and evaluate it by the plans above.
 
-    Raises baselines.rules.ResourceMissing when the baseline's resource is absent.
+    Raises baselines.registry.ResourceMissing when the baseline's resource is absent.
     """
     bl = get(baseline) if isinstance(baseline, str) else baseline
     use_lemma = bl.on_top_of_lemma if on_top_of_lemma is None else on_top_of_lemma
@@ -173,10 +175,6 @@ def evaluate_many(
 ) -> Evaluation:
     """Evaluate several baselines; those whose resources are missing are skipped with the reason, those
     raising another error are recorded in `failed` (the CLI reports them and exits non-zero)."""
-    from tqdm import tqdm
-
-    from baselines.rules import ResourceMissing
-
     out = Evaluation()
     names = list(names)
     bar = tqdm(names, unit="baseline", disable=not show_progress)
@@ -191,14 +189,13 @@ def evaluate_many(
     return out
 
 
-def store_results(frame: pd.DataFrame, url: str) -> int:
-    """Write rows to results.baseline_scores, replacing rows of the same method/dataset/split: one delete
-    and one COPY in one transaction."""
-    from warehouse import server
-
-    server.ensure_schema(url)
+def store_results(target: Target, frame: pd.DataFrame) -> int:
+    """Write rows to results.baseline_scores (on the Target's Postgres side, either engine), replacing
+    rows of the same method/dataset/split: one delete and one COPY in one transaction."""
+    target = target.on_postgres()
+    target.ensure_schema()
     rows = frame[RESULT_COLUMNS].astype(object).where(frame[RESULT_COLUMNS].notna(), None)
-    with server.connect(url) as conn:
+    with target.connect() as conn:
         conn.execute(
             "delete from results.baseline_scores where (method, dataset, split) in "
             "(select * from unnest(%s::text[], %s::text[], %s::text[]))",

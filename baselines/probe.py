@@ -35,6 +35,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 
+from baselines.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, read_sherliic_tsv
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
@@ -135,16 +136,12 @@ def _extra(items: pd.DataFrame, key: str) -> pd.Series:
 
 def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """SherLIiC-dev split by lm_split (Schmitt & Schütze 2021): (train, dev)."""
-    from baselines.datasets import items_frame, read_sherliic_tsv
-
     items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
     lm_split = _extra(items, "lm_split")
     return items[lm_split == "train"].reset_index(drop=True), items[lm_split == "dev"].reset_index(drop=True)
 
 
 def levy_holt_file(shared: Path, folder: str, split: str) -> pd.DataFrame:
-    from baselines.datasets import items_frame, read_levy_holt
-
     return items_frame(read_levy_holt(shared / "levy_holt" / "teddy_li" / folder / f"{split}.txt"))
 
 
@@ -208,8 +205,6 @@ def artefact_strength(shared: Path | None = None) -> pd.DataFrame:
 
 
 def _subset_name(folder: str) -> str:
-    from baselines.datasets import LEVY_HOLT_SUBSETS
-
     pos, _, neg = folder.partition("_")
     return f"{LEVY_HOLT_SUBSETS.get(pos, pos)} vs {LEVY_HOLT_SUBSETS.get(neg, neg)}"
 

@@ -19,8 +19,10 @@ import numpy as np
 import pandas as pd
 
 from baselines import metrics
+from baselines.catalog import family
 from baselines.evaluate import RESULT_COLUMNS, Evaluation
-from warehouse.marts import Marts
+from warehouse.marts import Marts, marts_of
+from warehouse.target import Target
 
 # Paper Table 3 (docs/design.md §9): SherLIiC test P / R / F1 in %.
 PUBLISHED_TEST = {
@@ -212,11 +214,9 @@ def markdown(
 # --- where the scores came from ------------------------------------------------------------------------
 
 
-def graph_source(warehouse: str | Marts | None = None) -> str:
+def graph_source(warehouse: Target | Marts) -> str:
     """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart of
-    `warehouse` (a database URL, open marts of another engine, or None: SHERLIIC_ENGINE's)."""
-    from warehouse.marts import marts_of
-
+    `warehouse` (a Target's marts, or open marts of either engine)."""
     backed = "The warehouse-backed scores (graph family, relation embeddings)"
     with marts_of(warehouse) as marts:
         if not marts.has_table("warehouse", "relations"):
@@ -235,11 +235,10 @@ def graph_source(warehouse: str | Marts | None = None) -> str:
     return f"{backed} come from {graph}, built from: {built_from}."
 
 
-def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFrame:
+def benchmark_sources(target: Target, datasets: list[str]) -> pd.DataFrame:
     """The loaded benchmark files behind the evaluated items (the latest batch of every item, as
-    baselines.datasets.load_items reads them): columns file, dataset, split, items."""
-    from warehouse import server
-
+    baselines.datasets.load_items reads them, on the Target's Postgres side): columns file, dataset,
+    split, items."""
     query = """
         select source_file, dataset, split, count(*) from (
             select distinct on (i.dataset, i.split, i.item_id) i.dataset, i.split, b.source_file
@@ -251,20 +250,20 @@ def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFra
         group by source_file, dataset, split
         order by dataset, split, source_file
     """
-    with server.connect(url) as conn:
+    with target.on_postgres().connect() as conn:
         rows = conn.execute(query, (list(datasets),)).fetchall()
     return pd.DataFrame(rows, columns=["file", "dataset", "split", "items"])
 
 
 def data_sources(
+    target: Target,
     datasets: list[str],
-    url: str | None = None,
     shared: Path | None = None,
-    warehouse: str | Marts | None = None,
+    warehouse: Target | Marts | None = None,
 ) -> list[str]:
-    """The report's "Data" section: the graph line (the marts of `warehouse`, default those at `url`) and
-    the benchmark files (Postgres at `url`; paths relative to `shared`)."""
-    files = benchmark_sources(datasets, url)
+    """The report's "Data" section: the graph line (the marts of `warehouse`, default the Target's) and
+    the benchmark files (the Target's Postgres side; paths relative to `shared`)."""
+    files = benchmark_sources(target, datasets)
 
     def shown(path: str) -> str:
         if shared is not None and Path(path).is_relative_to(shared):
@@ -273,7 +272,7 @@ def data_sources(
 
     files["file"] = files["file"].map(shown)
     files["items"] = files["items"].map(str)
-    lines = [graph_source(warehouse if warehouse is not None else url), ""]
+    lines = [graph_source(warehouse if warehouse is not None else target), ""]
     where = f" (paths relative to the shared data folder {shared})" if shared is not None else ""
     lines += [f"Benchmark files{where}:", "", _table(files.to_dict("records"), right={"items"})]
     return lines
@@ -309,8 +308,6 @@ def plot_plan(evaluation: Evaluation) -> list[Figure]:
     """The figures plot_curves draws: per family and dataset/split, the methods covering at least
     MIN_COVERAGE of the items (methods with identical scores as one curve, labelled "A = B"); a family
     with none of them on a split gets no figure."""
-    from baselines.catalog import family
-
     coverage = {
         (r["method"], r["dataset"], r["split"]): (r["n_covered"], r["n_items"]) for r in evaluation.rows
     }

@@ -42,8 +42,8 @@ from psycopg.rows import dict_row
 from deppath.records import Document, ExtractionResult
 from extract.corpus_rows import Tally, document_rows
 from extract.formats import reader
-from extract.formats._common import ErrorHandler, check_document, check_id, check_input_file, report
 from extract.formats.base import CorpusReader, PreparsedReader
+from extract.formats.common import ErrorHandler, check_document, check_id, check_input_file, report
 from extract.pipeline import Extraction, extract_documents
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError

@@ -29,7 +29,7 @@ from extract.batches import (
     load_type_map,
     load_types,
 )
-from extract.formats._common import json_lines
+from extract.formats.common import json_lines
 from extract.summary import database_summary, file_label
 from extract.types import textent_names
 from warehouse.settings import shared_data_dir

@@ -54,7 +54,7 @@ from extract.batches import (
     type_table_plan,
 )
 from extract.corpus_rows import Tally, document_rows, entity_name, inline_type_rows
-from extract.formats._common import check_input_file
+from extract.formats.common import check_input_file
 from extract.pipeline import TASK_DOCUMENTS, Extraction, Feed
 from warehouse.engine import spark_dir
 from warehouse.errors import InputError

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from extract.formats._common import ErrorHandler, check_id, read_lines, report
+from extract.formats.common import ErrorHandler, check_id, read_lines, report
 from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")

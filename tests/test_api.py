@@ -292,7 +292,9 @@ def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
     project = str(DBT_PROJECT_DIR)
     command = [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-browser"]
     command += ["--project-dir", project, "--profiles-dir", project, "--target-path", str(target)]
-    serving = subprocess.Popen(command, env=Target.postgres(built).dbt_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    serving = subprocess.Popen(
+        command, env=Target.postgres(built).dbt_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while True:

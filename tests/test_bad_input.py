@@ -25,7 +25,7 @@ from baselines.registry import Context
 from deppath.extraction import MAX_MENTIONS_PER_SENTENCE, SENTENCE_TOO_LONG, TOO_MANY_MENTIONS
 from extract import cli
 from extract.batches import load_corpus
-from extract.formats._common import MAX_DOCUMENT_CHARS, MAX_ID_BYTES, check_input_file
+from extract.formats.common import MAX_DOCUMENT_CHARS, MAX_ID_BYTES, check_input_file
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError
 from warehouse.export import _sql_spreadsheet_safe, spreadsheet_safe, spreadsheet_unsafe
@@ -250,7 +250,7 @@ def test_files_that_are_not_readable_files(fresh_db_url, tmp_path, capsys):
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the check as another user")
 def test_permission_denied_is_one_line(tmp_path):
     """root reads every file, so a forked child that became user `nobody` checks a file only root may
-    read (the same check every loader runs before reading: extract.formats._common.check_input_file)."""
+    read (the same check every loader runs before reading: extract.formats.common.check_input_file)."""
     path = tmp_path / "secret.jsonl"
     path.write_text(OK_LINE + "\n")
     path.chmod(0o600)

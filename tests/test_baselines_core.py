@@ -21,7 +21,6 @@ from baselines.evaluate import (
 )
 from baselines.registry import Baseline, Context
 from baselines.word_vectors import WordVectors, path_cosine
-from warehouse import server
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -43,7 +42,7 @@ def _fixture_items() -> pd.DataFrame:
 def test_tunable_evaluation_plans_and_thresholds():
     items = _fixture_items()  # t0 train yes (Lemma no), t1 dev no, t2 dev yes
     toy = Baseline("toy", lambda df, ctx: pd.Series([0.8, 0.3, 0.5], index=df.index), True, "toy")
-    ev = evaluate_baseline(toy, items, Context(database_url="unused"))
+    ev = evaluate_baseline(toy, items, Context())
     rows = {r["split"]: r for r in ev.rows}
     assert set(rows) == {"dev", "lm_dev"}
     # full dev: thresholds 0.8 (F1 2/3), 0.5 (F1 1), 0.3 (F1 .8) -> 0.5
@@ -56,7 +55,7 @@ def test_tunable_evaluation_plans_and_thresholds():
 
 def test_non_tunable_rows_are_threshold_free():
     items = _fixture_items()
-    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(), show_progress=False)
     frame = ev.frame()
     dev = frame[frame.split == "dev"].set_index("method")
     assert math.isnan(dev.loc["Always yes", "threshold"])
@@ -72,16 +71,14 @@ def test_a_failing_baseline_is_recorded_not_fatal():
 
     registry.REGISTRY["__broken__"] = Baseline("__broken__", broken, True, "test only")
     try:
-        ev = evaluate_many(
-            ["__broken__", "Always yes"], _fixture_items(), Context("unused"), show_progress=False
-        )
+        ev = evaluate_many(["__broken__", "Always yes"], _fixture_items(), Context(), show_progress=False)
     finally:
         del registry.REGISTRY["__broken__"]
     assert ev.failed == {"__broken__": "ValueError: boom"}
     assert {r["method"] for r in ev.rows} == {"Always yes"}
 
 
-def test_store_results_replaces_rows(fresh_db_url):
+def test_store_results_replaces_rows(fresh_target):
     row = dict.fromkeys(RESULT_COLUMNS, 0.5) | {
         "method": "m",
         "dataset": "d",
@@ -90,16 +87,16 @@ def test_store_results_replaces_rows(fresh_db_url):
         "n_items": 4,
         "n_covered": 3,
     }
-    store_results(pd.DataFrame([row]), fresh_db_url)
-    store_results(pd.DataFrame([row | {"f1": 0.75}]), fresh_db_url)
-    with server.connect(fresh_db_url) as conn:
+    store_results(fresh_target, pd.DataFrame([row]))
+    store_results(fresh_target, pd.DataFrame([row | {"f1": 0.75}]))
+    with fresh_target.connect() as conn:
         rows = conn.execute("select method, f1, threshold, n_covered from results.baseline_scores").fetchall()
     assert rows == [("m", 0.75, None, 3)]
 
 
 def test_report_files(tmp_path):
     items = _fixture_items()
-    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(), show_progress=False)
     path = report.write_csv(ev.frame(), tmp_path / "baselines.csv")
     assert path.read_text().splitlines()[0] == ",".join(RESULT_COLUMNS)
     coverage = pd.DataFrame(
@@ -126,14 +123,14 @@ def test_report_files(tmp_path):
     assert all(p.stat().st_size > 1000 for p in plots)
 
 
-def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
+def test_cli_list_and_one(fresh_target, tmp_path, monkeypatch, capsys):
     assert cli.main(["list"]) == 0
     listed = capsys.readouterr().out
     assert "Berant II" in listed and "word2vec (GloVe 6B 50d substitute)" in listed
     shared = tmp_path / "shared"
     (shared / "sherliic").mkdir(parents=True)
     shutil.copy(FIX / "sherliic_dev_sample.tsv", shared / "sherliic" / "dev.tsv")
-    monkeypatch.setenv("DATABASE_URL", fresh_db_url)
+    monkeypatch.setenv("DATABASE_URL", fresh_target.url())
     monkeypatch.setenv("SHERLIIC_DATA", str(shared))
     out = tmp_path / "out"
     test_args = ["--sherliic-test", str(FIX / "sherliic_release_dev.csv"), "--relation-index"]
@@ -143,7 +140,7 @@ def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
     assert list(frame.columns) == RESULT_COLUMNS
     assert sorted(set(frame.method)) == ["Always yes", "Lemma"]  # `one` merges into the CSV
     assert (out / "baselines.md").is_file() and (out / "plots" / "rules" / "pr_sherliic_dev.png").is_file()
-    with server.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         n = conn.execute("select count(*) from results.baseline_scores").fetchone()[0]
     assert n == 6  # dev, lm_dev and test (the release-format fixture loaded as SherLIiC test) x 2
     test_row = frame[(frame.method == "Lemma") & (frame.split == "test")].iloc[0]
@@ -178,7 +175,7 @@ def sherliic_dev(shared_data) -> pd.DataFrame:
 def test_sherliic_dev_fidelity(sherliic_dev, shared_data):
     """Issue 4: the published dev rows of Always yes, Lemma and Berant I (on top of Lemma), exactly."""
     assert len(sherliic_dev) == 996
-    ctx = Context(database_url="unused", shared_data=str(shared_data))
+    ctx = Context(shared_data=str(shared_data))
     frame = evaluate_many(["Always yes", "Lemma", "Berant I"], sherliic_dev, ctx, show_progress=False).frame()
     dev = frame[(frame.dataset == "sherliic") & (frame.split == "dev")].set_index("method")
     got = {m: tuple(round(v, 3) for v in dev.loc[m, ["precision", "recall", "f1"]]) for m in dev.index}
@@ -193,7 +190,7 @@ def test_sherliic_dev_fidelity(sherliic_dev, shared_data):
 def test_readme_quotes_the_current_rows(sherliic_dev, shared_data):
     """README's SherLIiC table is copied from `make baselines`' out/baselines.md; the rows of the three
     methods that need no warehouse are recomputed here, so they cannot drift from what the code gives."""
-    ctx = Context(database_url="unused", shared_data=str(shared_data))
+    ctx = Context(shared_data=str(shared_data))
     methods = ["Lemma", "Always yes", "Berant I"]
     frame = evaluate_many(methods, sherliic_dev, ctx, show_progress=False).frame()
     fresh = {" ".join(line.split()) for line in report.sherliic_table(frame, methods).splitlines()}

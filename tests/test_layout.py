@@ -55,7 +55,9 @@ def test_no_url_parameters_or_connections_outside_warehouse() -> None:
         for node in ast.walk(parsed(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-                found += [f"{where(path, node)} {node.name}({a.arg})" for a in arguments if a.arg in URL_PARAMETERS]
+                found += [
+                    f"{where(path, node)} {node.name}({a.arg})" for a in arguments if a.arg in URL_PARAMETERS
+                ]
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 if (node.value.id, node.attr) in OPENERS:
                     found.append(f"{where(path, node)} {node.value.id}.{node.attr}")

@@ -114,7 +114,7 @@ def benchmark_items(rules: list[dict]) -> pd.DataFrame:
 def warehouse_baselines(items: pd.DataFrame, marts: Marts) -> dict:
     """Everything the warehouse-backed baselines read or compute, on one engine's marts."""
     names = [n for n in catalog.ordered_names() if n.startswith(DISTRIBUTIONAL)] + ["Sherlock+ESR"]
-    ctx = Context(target=marts.target, marts=marts)
+    ctx = Context(marts=marts)
     evaluation = evaluate_many(names, items, ctx, show_progress=False, on_top_of_lemma=False)
     assert not evaluation.failed and not evaluation.skipped, (evaluation.failed, evaluation.skipped)
     return {

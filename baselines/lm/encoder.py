@@ -1,12 +1,13 @@
 """torch side of the LM baselines: a mean-pooled encoder, zero-shot cosine, and a cross-encoder
 (encoder + linear head on the mean-pooled pattern sentence) fine-tuned with binary cross-entropy.
 
-Only imported once baselines.lm.models.require_stack() has passed.
+Only imported once baselines.lm.models.require_stack() has passed. Models and tokenizers are loaded from
+their unpacked folder under `cache_dir` (baselines.lm.models.model_dir) with local_files_only=True: the
+libraries never ask a model hub, whatever the environment says.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import torch
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
-from baselines.lm.models import model_dir
+from baselines.lm.models import DEFAULT_CACHE_DIR, model_dir
 
 
 def device() -> torch.device:
@@ -24,27 +25,27 @@ def device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def set_threads(n: int | None = None) -> int:
-    """torch intra-op threads: LM_THREADS, else 1. On this shared 2-core machine one thread was 8x faster
-    per training step than two under load (spinning OpenMP workers); `make bench-lm` measures both."""
-    n = n or int(os.environ.get("LM_THREADS", "1"))
+def set_threads(n: int) -> int:
+    """torch intra-op threads (LM_THREADS, default 1, baselines.lm.runs.RunSettings). On this shared 2-core
+    machine one thread was 8x faster per training step than two under load (spinning OpenMP workers);
+    `make bench-lm` measures both."""
     torch.set_num_threads(n)
     return n
 
 
-_LOADED: dict[str, tuple] = {}
+_LOADED: dict[tuple[str, Path], tuple] = {}
 
 
-def tokenizer_and_config(name: str):
-    path = model_dir(name)
-    if name not in _LOADED:
-        _LOADED[name] = (AutoTokenizer.from_pretrained(path, local_files_only=True), path)
-    return _LOADED[name]
+def tokenizer_and_config(name: str, cache_dir: Path = DEFAULT_CACHE_DIR):
+    path = model_dir(name, cache_dir)
+    if (name, cache_dir) not in _LOADED:
+        _LOADED[(name, cache_dir)] = (AutoTokenizer.from_pretrained(path, local_files_only=True), path)
+    return _LOADED[(name, cache_dir)]
 
 
-def load_encoder(name: str) -> torch.nn.Module:
+def load_encoder(name: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> torch.nn.Module:
     """A fresh copy of the pretrained encoder (weights from the unpacked package)."""
-    path = model_dir(name)
+    path = model_dir(name, cache_dir)
     return AutoModel.from_pretrained(path, local_files_only=True)
 
 
@@ -81,10 +82,11 @@ def embed(
     batch_size: int = 64,
     show_progress: bool = True,
     desc: str = "embedding",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """L2-normalized mean-pooled sentence embeddings (rows aligned with `sentences`)."""
-    tok, _ = tokenizer_and_config(name)
-    model = load_encoder(name).to(device()).eval()
+    tok, _ = tokenizer_and_config(name, cache_dir)
+    model = load_encoder(name, cache_dir).to(device()).eval()
     order = np.argsort([len(s) for s in sentences], kind="stable")  # similar lengths: less padding
     out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
     for sl in _progress(list(_batches(len(sentences), batch_size)), desc, show_progress):
@@ -99,11 +101,16 @@ def embed(
 
 
 def cosine_scores(
-    name: str, premises: Sequence[str], hypotheses: Sequence[str], *, show_progress: bool = True
+    name: str,
+    premises: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    show_progress: bool = True,
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """Zero-shot: cosine of premise and hypothesis embeddings (symmetric in the two sentences)."""
     unique = sorted(set(premises) | set(hypotheses))
-    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}")
+    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}", cache_dir=cache_dir)
     row = {s: i for i, s in enumerate(unique)}
     p = vectors[[row[s] for s in premises]]
     h = vectors[[row[s] for s in hypotheses]]
@@ -143,12 +150,13 @@ def fine_tune(
     *,
     show_progress: bool = True,
     desc: str = "fine-tune",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> CrossEncoder:
     """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count."""
     torch.manual_seed(settings.seed)
     np.random.seed(settings.seed)
-    tok, _ = tokenizer_and_config(name)
-    model = CrossEncoder(load_encoder(name)).to(device())
+    tok, _ = tokenizer_and_config(name, cache_dir)
+    model = CrossEncoder(load_encoder(name, cache_dir)).to(device())
     torch.manual_seed(settings.seed)  # the head's initialization
     model.head.reset_parameters()
     enc = tok(list(texts), padding=False, truncation=True, max_length=settings.max_length)
@@ -205,9 +213,10 @@ def predict(
     batch_size: int = 64,
     show_progress: bool = True,
     desc: str = "scoring",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """Entailment probabilities (sigmoid of the logit) for pattern sentences."""
-    tok, _ = tokenizer_and_config(name)
+    tok, _ = tokenizer_and_config(name, cache_dir)
     model.eval()
     order = np.argsort([len(t) for t in texts], kind="stable")
     out = np.zeros(len(texts), dtype=float)
@@ -230,9 +239,9 @@ def save_weights(model: CrossEncoder, path: Path) -> None:
     tmp.replace(path)
 
 
-def load_weights(name: str, path: Path) -> CrossEncoder:
+def load_weights(name: str, path: Path, cache_dir: Path = DEFAULT_CACHE_DIR) -> CrossEncoder:
     from safetensors.torch import load_file
 
-    model = CrossEncoder(load_encoder(name))
+    model = CrossEncoder(load_encoder(name, cache_dir))
     model.load_state_dict(load_file(str(path)))
     return model.to(device()).eval()

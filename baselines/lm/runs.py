@@ -5,14 +5,15 @@ out/lm/runs/<key>/ holds recipe.json, scores.json (pair -> probability, pair = "
 and, for fine-tuned runs, weights.safetensors. `run_scores` returns the scores of the pairs asked for:
 cached pairs are read, missing ones are scored with the cached weights or, without them, after training.
 Training and scoring happen only when the caller allows it (`make lm`); otherwise a missing score raises
-ResourceMissing, so `make baselines` reuses what `make lm` computed and never trains.
+ResourceMissing, so `make baselines` reuses what `make lm` computed and never trains. Where the runs live
+and how they are computed (:class:`RunSettings`) is resolved once at a command's edge
+(baselines.lm.plan.LmSettings) and passed down, to worker processes too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -21,16 +22,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from baselines.lm.models import get_model, require_stack
+from baselines.lm.models import DEFAULT_CACHE_DIR, get_model, require_stack
 from baselines.lm.patterns import render
-from baselines.rules import ResourceMissing
+from baselines.registry import ResourceMissing
 from warehouse.settings import OUT_DIR
 
 if TYPE_CHECKING:
     from baselines.lm.encoder import TrainSettings
 
-RUNS_DIR = OUT_DIR / "lm" / "runs"
+RUNS_SUBDIR = Path("lm") / "runs"  # the run cache, under the output folder
+RUNS_DIR = OUT_DIR / RUNS_SUBDIR
 ZERO_SHOT = "zero-shot cosine"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Where runs are cached and how they are computed (a command's LM_* process settings)."""
+
+    runs_dir: Path = RUNS_DIR  # the run cache
+    cache_dir: Path = DEFAULT_CACHE_DIR  # SHERLIIC_LM_CACHE: the unpacked models
+    threads: int = 1  # LM_THREADS: torch threads per process
+    keep_weights: bool = True  # LM_KEEP_WEIGHTS=0: keep no weights.safetensors
 
 
 @dataclass(frozen=True)
@@ -120,10 +132,6 @@ def _write_json(path: Path, data: dict) -> None:
     tmp.replace(path)
 
 
-def keep_weights() -> bool:
-    return os.environ.get("LM_KEEP_WEIGHTS", "1") != "0"
-
-
 def run_scores(
     recipe: Recipe,
     training: TrainingSet | None,
@@ -131,20 +139,21 @@ def run_scores(
     hypotheses: Sequence[str],
     *,
     allow_compute: bool,
-    runs_dir: Path | None = None,
+    settings: RunSettings = RunSettings(),
     show_progress: bool = True,
     stats: RunStats | None = None,
     label: str | None = None,
 ) -> np.ndarray:
-    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned.
-    `label` names the run in progress bars and messages (default: model, pattern and seed)."""
+    """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned,
+    cached under settings.runs_dir. `label` names the run in progress bars and messages (default: model,
+    pattern and seed)."""
     get_model(recipe.model)  # unknown model: KeyError before anything else
     stats = stats if stats is not None else RunStats()
     zero_shot = recipe.pattern == ZERO_SHOT
     if not zero_shot and training is None:
         raise ValueError(f"recipe {recipe} needs training items")
     key = run_key(recipe, "" if zero_shot else training.hash)
-    folder = (runs_dir or RUNS_DIR) / key
+    folder = settings.runs_dir / key
     scores: dict[str, float] = _read_json(folder / "scores.json")
     pairs = [pair_key(p, h) for p, h in zip(premises, hypotheses, strict=True)]
     todo = sorted({k for k in pairs if k not in scores})
@@ -156,15 +165,17 @@ def run_scores(
                 f"{label}: {len(todo)} pairs not scored yet; run `make lm` (it trains and caches)"
             )
         require_stack()
-        from baselines.lm import encoder
+        from baselines.lm import encoder  # torch: imported only when computing
 
-        encoder.set_threads()
+        encoder.set_threads(settings.threads)
         todo_p = [k.split("\t", 1)[0] for k in todo]
         todo_h = [k.split("\t", 1)[1] for k in todo]
         if zero_shot:
-            new = encoder.cosine_scores(recipe.model, todo_p, todo_h, show_progress=show_progress)
+            new = encoder.cosine_scores(
+                recipe.model, todo_p, todo_h, show_progress=show_progress, cache_dir=settings.cache_dir
+            )
         else:
-            model = _trained(recipe, training, folder, stats, show_progress, label)
+            model = _trained(recipe, training, folder, settings, stats, show_progress, label)
             texts = [render(recipe.pattern, p, h) for p, h in zip(todo_p, todo_h, strict=True)]
             new = encoder.predict(
                 model,
@@ -173,6 +184,7 @@ def run_scores(
                 max_length=recipe.max_length,
                 show_progress=show_progress,
                 desc=f"scoring {label}",
+                cache_dir=settings.cache_dir,
             )
         scores.update(zip(todo, (float(v) for v in new), strict=True))
         stats.scored += len(todo)
@@ -185,14 +197,19 @@ def run_scores(
 
 
 def _trained(
-    recipe: Recipe, training: TrainingSet, folder: Path, stats: RunStats, show_progress: bool, label: str
+    recipe: Recipe,
+    training: TrainingSet,
+    folder: Path,
+    settings: RunSettings,
+    stats: RunStats,
+    show_progress: bool,
+    label: str,
 ):
-    from baselines.lm import encoder
+    from baselines.lm import encoder  # torch: imported only when computing
 
     weights = folder / "weights.safetensors"
     if weights.is_file():
-        return encoder.load_weights(recipe.model, weights)
-    settings = recipe.train_settings()
+        return encoder.load_weights(recipe.model, weights, settings.cache_dir)
     texts = [
         render(recipe.pattern, p, h) for p, h in zip(training.premises, training.hypotheses, strict=True)
     ]
@@ -201,9 +218,10 @@ def _trained(
         recipe.model,
         texts,
         training.labels,
-        settings,
+        recipe.train_settings(),
         show_progress=show_progress,
         desc=f"{label} on {len(texts)}",
+        cache_dir=settings.cache_dir,
     )
     stats.trained = True
     stats.train_seconds = time.perf_counter() - start
@@ -216,16 +234,16 @@ def _trained(
             "threads": encoder.torch.get_num_threads(),
         },
     )
-    if keep_weights():
+    if settings.keep_weights:
         encoder.save_weights(model, weights)
     return model
 
 
-def cached_runs(runs_dir: Path | None = None) -> list[dict]:
+def cached_runs(runs_dir: Path = RUNS_DIR) -> list[dict]:
     """One row per trained run in the cache (model, pattern, seed, epochs, training set, seconds, threads),
     read from its recipe.json and training.json: what `make lm` cost, for out/lm/runs.md."""
     rows = []
-    for folder in sorted((runs_dir or RUNS_DIR).glob("*/training.json")):
+    for folder in sorted(runs_dir.glob("*/training.json")):
         run = _read_json(folder.parent / "recipe.json")
         training = _read_json(folder)
         recipe = run.get("recipe", {})

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from deppath.records import Document, ExtractionResult
-from extract.formats._common import ErrorHandler
+from extract.formats.common import ErrorHandler
 
 
 class CorpusReader(ABC):

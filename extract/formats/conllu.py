@@ -32,8 +32,8 @@ from deppath.extraction import extract_pairs
 from deppath.labels import check_label_set
 from deppath.paths import DepSentence
 from deppath.records import Document, ExtractionResult, Mention
-from extract.formats._common import ErrorHandler, read_lines, report
 from extract.formats.base import PreparsedReader
+from extract.formats.common import ErrorHandler, read_lines, report
 from warehouse.errors import InputError
 
 

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, load_json, report, strings
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, load_json, report, strings
 from warehouse.errors import InputError
 
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "'s", "n't", "%", "'", "'re", "'ve", "'ll"}

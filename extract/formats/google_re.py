@@ -30,7 +30,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import (
+from extract.formats.base import CorpusReader
+from extract.formats.common import (
     ErrorHandler,
     find_surface,
     json_lines,
@@ -39,7 +40,6 @@ from extract.formats._common import (
     require,
     strings,
 )
-from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
 MID = re.compile(r"^/m/[0-9a-z_]+$")

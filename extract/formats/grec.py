@@ -24,8 +24,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from deppath.records import Document
-from extract.formats._common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.google_re import MID, match_entities, name_variants, surname
 from warehouse.errors import InputError
 

@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import (
+from extract.formats.base import CorpusReader
+from extract.formats.common import (
     ErrorHandler,
     check_mention,
     json_lines,
@@ -32,7 +33,6 @@ from extract.formats._common import (
     require,
     strings,
 )
-from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
 

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, find_surface, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, find_surface, json_lines, optional, report, require
 from warehouse.errors import InputError
 
 MASK = "[MASK]"
