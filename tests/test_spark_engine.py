@@ -15,11 +15,12 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from benchmarks.synthetic_teg import GeneratorConfig, generate
 from warehouse.dbt import run_dbt
 from warehouse.engine import LOG4J_CONFIG, current_engine, dbt_target, spark_conf
 from warehouse.server import connect
 from warehouse.spark_raw import SPARK_SCHEMA_FILE, raw_table_names
-from warehouse.synthetic_teg import GeneratorConfig, generate
+from warehouse.target import Target
 
 SPARK_MODULES = ("pyspark", "dbt.adapters.spark")
 needs_spark = pytest.mark.skipif(
@@ -153,7 +154,7 @@ def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
         entity_zipf=1.0,
         global_share=0.5,
     )
-    generate(config, fresh_db_url, progress=False)
+    generate(Target.postgres(fresh_db_url), config, progress=False)
     run_dbt(["run", "--quiet"], fresh_db_url, dbt_vars, engine="postgres")
 
     # a throwaway catalog; the copy runs in its own process so that its JVM (and Derby's one-process
