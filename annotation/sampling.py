@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,8 @@ STRATA = {
     "hypothesis_rank": "case when ic.rank_for_hypothesis <= 10 then 'top10' else 'rest' end",
 }
 N_EXAMPLES = 3
+# a batch name names its CSV (out/annotation/<name>.csv) and its item ids: a plain file name, never a path
+BATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 _CANDIDATES_SQL = """
 with
@@ -107,6 +110,18 @@ limit 200
 """
 
 
+def check_batch_name(name: str) -> str:
+    """`name` when it is a plain batch name (letters, digits, '-', '_' and '.', starting with a letter or
+    digit, at most 100 characters), else one-line ValueError: no name can point outside out/annotation,
+    create folders or hide its CSV."""
+    if not isinstance(name, str) or not BATCH_NAME.fullmatch(name):
+        raise ValueError(
+            f"batch name {name!r}: use letters, digits, '-', '_' and '.', starting with a letter or digit "
+            "(at most 100 characters)"
+        )
+    return name
+
+
 @dataclass(frozen=True)
 class SampleSummary:
     batch_name: str
@@ -136,6 +151,7 @@ def sample_batch(
 ) -> SampleSummary:
     """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables
     (the candidates of the Target's marts; the batch is stored in its Postgres database)."""
+    check_batch_name(batch_name)
     if stratify_by not in STRATA:
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
     if n_premises < 1 or hypotheses_per_premise < 1:
@@ -290,6 +306,7 @@ def export_batch_csv(target: Target, batch_name: str, path: Path) -> int:
     hypothesis with yes / no / incomprehensible; the platform's results go back
     in through `annotation.results.import_results` (long format: item_id, worker_id, answer).
     """
+    check_batch_name(batch_name)
     groups = batch_groups(target, batch_name)
     k = max(len(g["hypotheses"]) for g in groups)
     header = ["premise_group_id", "premise", "examples", "examples_a", "examples_b"]

@@ -5,7 +5,15 @@ the release export, the candidate-score formulas, and the Python API
     from warehouse import list_marts, open_warehouse, read_mart, read_sql
 """
 
-API = ("list_marts", "open_warehouse", "read_mart", "read_sql", "CorporaMismatch", "MartError")
+API = (
+    "list_marts",
+    "open_warehouse",
+    "read_mart",
+    "read_sql",
+    "CorporaMismatch",
+    "MartError",
+    "QueryRefused",
+)
 __all__ = list(API)
 
 

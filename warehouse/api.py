@@ -17,9 +17,15 @@ wh.read_mart(...)``.
 build, so when it was built from other corpora (mart ``teg_corpora``) a :class:`CorporaMismatch` says
 which command rebuilds it, instead of silently answering from another graph.
 
-``where`` and ``order_by`` are SQL spliced into the query: pass values through ``params`` (``%s``
-placeholders, bound by the database on both engines), never format them into the string; a LIKE pattern
-too (``where="premise_path like %s", params=["%buy%"]``).
+``where`` is a condition on the mart's columns: pass values through ``params`` (``%s`` placeholders, bound
+by the database on both engines), a LIKE pattern too (``where="premise_path like %s", params=["%buy%"]``).
+``order_by`` names columns, each with asc/desc (``"score desc, candidate_key"``).
+
+The read API only reads (docs/design.md §2, "What the read API guarantees"): each call runs ONE query
+(``read_sql`` refuses a second statement and anything but select/with/values/table), ``where`` may use
+only the mart's columns, values, ``%s``, operators and a few functions, ``order_by`` only columns and
+directions (:class:`QueryRefused` otherwise); on Postgres every read also runs as a prepared statement in
+a read-only transaction of its own, so the server refuses any write.
 """
 
 from __future__ import annotations
@@ -32,10 +38,21 @@ from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
 from warehouse import server
+from warehouse.query_guard import QueryRefused, check_query, order_by_clause, where_clause
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 
 CORPORA_MART = "teg_corpora"  # one row (corpus_name) per corpus the current build was made from
+# the public API (re-exported by warehouse/__init__.py); QueryRefused comes from warehouse.query_guard
+__all__ = [
+    "CorporaMismatch",
+    "MartError",
+    "QueryRefused",
+    "list_marts",
+    "open_warehouse",
+    "read_mart",
+    "read_sql",
+]
 
 
 class MartError(ValueError):
@@ -80,11 +97,16 @@ class Warehouse:
         self.schema = target.marts_schema
 
     def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
-        """Any query's result (``%s`` placeholders for `params`)."""
+        """One query's result (``%s`` placeholders for `params`); :class:`QueryRefused` for anything else
+        than one select/with/values/table statement."""
+        check_query(query, self.engine)
         if self.engine == "spark":
             frame = self._connection.sql(query.replace("%s", "?"), args=list(params or ()) or None)
             return frame.toPandas()
-        return pd.read_sql_query(query, self._connection, params=tuple(params) if params else None)
+        try:
+            return pd.read_sql_query(query, self._connection, params=tuple(params) if params else None)
+        finally:
+            self._connection.rollback()  # each read its own read-only transaction; usable after an error
 
     def has_mart(self, name: str) -> bool:
         """Whether mart `name` has been built in this warehouse."""
@@ -124,13 +146,14 @@ class Warehouse:
         columns: Sequence[str] | None = None,
         where: str | None = None,
         params: Sequence | None = None,
-        order_by: str | None = None,
+        order_by: str | Sequence[str] | None = None,
         limit: int | None = None,
         corpora: Iterable[str] | None = None,
     ) -> pd.DataFrame:
-        """Mart `name` as a DataFrame: all its columns or `columns`, rows matching the SQL condition
-        `where`, sorted by the SQL `order_by`, at most `limit` rows. With `corpora`, first checks that
-        the warehouse was built from exactly those corpora (:class:`CorporaMismatch` otherwise)."""
+        """Mart `name` as a DataFrame: all its columns or `columns`, rows matching the condition `where`
+        (the mart's columns, values, ``%s`` placeholders for `params`, operators), sorted by `order_by`
+        (columns with asc/desc), at most `limit` rows. With `corpora`, first checks that the warehouse was
+        built from exactly those corpora (:class:`CorporaMismatch` otherwise)."""
         if corpora is not None:
             check_corpora(corpora, self.built_corpora())
         available = self.columns(name)
@@ -143,10 +166,10 @@ class Warehouse:
                 )
         selected = ", ".join(self._quote(column) for column in columns) if columns else "*"
         query = f"select {selected} from {self.schema}.{name}"
-        if where:
-            query += f" where {where}"
-        if order_by:
-            query += f" order by {order_by}"
+        if where is not None:
+            query += f" where {where_clause(where, available)}"
+        if order_by is not None:
+            query += f" order by {order_by_clause(order_by, available, self._quote)}"
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
                 raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
@@ -196,7 +219,7 @@ def open_warehouse(
     # connections come from warehouse.server.connect: an unreachable server is one DatabaseUnavailable line
     # NullPool: no idle connection is left behind once the block ends
     sql_engine = create_engine(
-        server.sqlalchemy_url(url), creator=lambda: server.connect(url), poolclass=NullPool
+        server.sqlalchemy_url(url), creator=lambda: _read_only_connection(url), poolclass=NullPool
     )
     try:
         with sql_engine.connect() as connection:
@@ -205,13 +228,21 @@ def open_warehouse(
         sql_engine.dispose()
 
 
+def _read_only_connection(url: str):
+    """A connection on which every transaction is read-only and every statement is prepared (the extended
+    protocol: the server refuses a string of several statements)."""
+    connection = server.connect(url, prepare_threshold=0)
+    connection.read_only = True
+    return connection
+
+
 def read_mart(
     name: str,
     *,
     columns: Sequence[str] | None = None,
     where: str | None = None,
     params: Sequence | None = None,
-    order_by: str | None = None,
+    order_by: str | Sequence[str] | None = None,
     limit: int | None = None,
     corpora: Iterable[str] | None = None,
     target: Target | None = None,

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
@@ -30,12 +32,15 @@ import click
 from click.core import ParameterSource
 
 from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, print_error
+from warehouse.settings import check_environment
 from warehouse.target import ENGINES, Target
 
 PACKAGE = "sherliic-warehouse"
 USER_ERRORS = (InputError, ConfigurationError, DatabaseUnavailable, FileNotFoundError)
 # -h as well as --help (the argparse CLIs had both); help text wrapped at 100 columns, not 80
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# arguments that only print (help, version): they run whatever the environment holds
+PRINT_ONLY = frozenset({"-h", "--help", "--version"})
 
 F = TypeVar("F", bound=Callable)
 
@@ -127,16 +132,42 @@ def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F],
     return decorate
 
 
+def check_settings(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> None:
+    """Every setting of `environ` (default this process's), checked before a command runs: the SHERLIIC_*
+    names (:func:`warehouse.settings.check_environment`), then the Target's values (engine, DATABASE_URL,
+    build, Spark settings) as :meth:`Target.from_environment` reads them. A ``--database-url`` among
+    `argv` wins over DATABASE_URL, which is then not checked."""
+    environ = os.environ if environ is None else environ
+    check_environment(environ)
+    if any(arg == "--database-url" or arg.startswith("--database-url=") for arg in argv):
+        environ = {name: value for name, value in environ.items() if name != "DATABASE_URL"}
+    Target.from_environment(environ)
+
+
+def error_message(error: BaseException) -> str:
+    """The line a user error prints: an operating-system error as ``PATH: reason`` (the OS's reason for
+    a folder below a regular file, a full disk, a missing permission), anything else as its text."""
+    if isinstance(error, OSError) and error.strerror and error.filename is not None:
+        where = str(error.filename) + (f" -> {error.filename2}" if error.filename2 is not None else "")
+        return f"{where}: {error.strerror}"
+    return str(error)
+
+
 def run(
     command: click.Command,
     argv: list[str] | None = None,
     prog_name: str | None = None,
     user_errors: tuple[type[Exception], ...] = (),
 ) -> int:
-    """Run a click command as a console script and return its exit code: click's own usage errors as
-    click prints them (exit 2), the project's user errors (and a command's own `user_errors`, e.g.
-    ValueError where the library reports bad arguments with it) as one line (exit 2)."""
+    """Run a click command as a console script and return its exit code: the environment's settings
+    checked first (:func:`check_settings`; not for --help/--version), click's own usage errors as click
+    prints them (exit 2), the project's user errors, operating-system errors on the user's paths (and a
+    command's own `user_errors`, e.g. ValueError where the library reports bad arguments with it) as one
+    line (exit 2)."""
+    args = sys.argv[1:] if argv is None else argv
     try:
+        if not PRINT_ONLY.intersection(args):
+            check_settings(args)
         result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -146,7 +177,7 @@ def run(
     except click.Abort:
         print_error("aborted")
         return 130
-    except (*USER_ERRORS, *user_errors) as exc:
-        print_error(exc)
+    except (*USER_ERRORS, OSError, *user_errors) as exc:
+        print_error(error_message(exc))
         return 2
     return result if isinstance(result, int) else 0

@@ -21,6 +21,7 @@ from warehouse.errors import ConfigurationError
 from warehouse.settings import PROJECT_ROOT
 
 DEFAULT_SPARK_MASTER = "local[2]"
+LOG_LEVELS = ("off", "fatal", "error", "warn", "info", "debug", "trace", "all")  # log4j2's
 LOG4J_CONFIG = Path(__file__).parent / "spark" / "log4j2.properties"
 
 
@@ -44,11 +45,16 @@ class SparkSettings:
             raise ConfigurationError(
                 f"SHERLIIC_SPARK_SHUFFLE_PARTITIONS={partitions!r}: expected a positive integer"
             )
+        log_level = environ.get("SHERLIIC_SPARK_LOG_LEVEL") or "error"
+        if log_level.lower() not in LOG_LEVELS:
+            raise ConfigurationError(
+                f"SHERLIIC_SPARK_LOG_LEVEL={log_level!r}: expected one of {', '.join(LOG_LEVELS)}"
+            )
         return cls(
             catalog_dir=Path(environ.get("SHERLIIC_SPARK_DIR") or PROJECT_ROOT / ".spark").resolve(),
             master=environ.get("SHERLIIC_SPARK_MASTER") or None,
             shuffle_partitions=partitions,
-            log_level=environ.get("SHERLIIC_SPARK_LOG_LEVEL") or "error",
+            log_level=log_level,
             dbt_threads=int(threads),
         )
 

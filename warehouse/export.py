@@ -25,6 +25,11 @@
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
 
+Atomic: the files are written into a temporary folder inside the output folder (``.export-*``) and, once
+all are complete and on disk, each is renamed over its namesake. A failed export (a full disk, a killed
+process, a missing mart) leaves the previous files whole; a file name that is a symbolic link is replaced,
+never written through.
+
 Spreadsheet formulas: text written for people (entity names here; sentences, templates and example
 lists in the annotation CSVs) gets a leading apostrophe when it starts with ``=``, ``+``, ``-``, ``@``,
 a tab or a carriage return, so a spreadsheet shows it instead of evaluating it (:func:`spreadsheet_safe`).
@@ -34,9 +39,15 @@ and type names (they start with a letter or ``/``) and loaded entity ids (keys t
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -56,6 +67,7 @@ from warehouse.target import ENGINES, Target
 
 SCHEMA = "warehouse"
 MARTS = ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates")
+STAGING_PREFIX = ".export-"  # the temporary folder inside the output folder
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -224,13 +236,58 @@ def _type_index(marts: Marts) -> dict[str, dict[str, list[list[str]]]]:
     return index
 
 
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _check_replaceable(out: Path, names: list[str]) -> None:
+    """Refuse before anything is written (or replaced) when a file name in `out` is taken by a folder."""
+    for name in names:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file: nothing exported", str(path))
+
+
+@contextmanager
+def staged_files(out: Path, names: list[str]) -> Iterator[Path]:
+    """A temporary folder inside `out` (created if needed) to write files into (`names`: those expected,
+    checked first); when the block ends without an error, each file written there is flushed to disk and
+    renamed over its namesake in `out` (atomic; a symbolic link there is replaced, not followed). On an
+    error nothing in `out` changes. The temporary folder is removed either way."""
+    out.mkdir(parents=True, exist_ok=True)
+    _check_replaceable(out, names)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
+    try:
+        try:
+            yield staging
+        except OSError as error:  # a full disk, a file size limit: say where, and that nothing changed
+            if error.filename is not None or error.strerror is None:
+                raise
+            problem = f"{error.strerror} while writing the export; nothing changed in this folder"
+            raise OSError(error.errno, problem, str(out)) from None
+        written = sorted(staging.iterdir())
+        for path in written:
+            _fsync(path)
+        _check_replaceable(out, [path.name for path in written])
+        for path in written:
+            os.replace(path, out / path.name)
+        _fsync(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def export(target: Target, out_dir: Path | str) -> ExportSummary:
     """Write every release file of the module docstring into `out_dir` (created if needed), from the
-    Target's marts."""
+    Target's marts, read in one read-only transaction; the files replace the previous ones only once all
+    are written (:func:`staged_files`)."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
-    with target.marts() as marts:
+    steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
+    with staged_files(out, steps) as staging, target.marts(read_only=True) as marts:
         missing = [table for table in MARTS if not marts.has_table(SCHEMA, table)]
         if missing:
             raise RuntimeError(
@@ -242,11 +299,10 @@ def export(target: Target, out_dir: Path | str) -> ExportSummary:
             "premise_type_a", "premise_type_b", "conclusion_type_a", "conclusion_type_b", "premise_tsg",
             "conclusion_tsg", "premise_path", "conclusion_path", "overlap_size", "candidate_key",
         ]  # fmt: skip
-        steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
         bar = tqdm(steps, unit="file")
         for name in bar:
             bar.set_description(f"export {name}")
-            path = out / name
+            path = staging / name
             if name == "type_index.json":
                 index = _type_index(marts)
                 text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))

@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from warehouse import engine as spark_engine
 from warehouse import server
@@ -217,14 +218,20 @@ class Target:
 
 
 def check_database_url(url: str) -> None:
-    """A Postgres URL, or one line saying what is wrong with it (the password never shown)."""
-    parsed = urlparse(url)
+    """A Postgres URL libpq accepts, or one line saying what is wrong with it (the password never shown)."""
+    shown = server.redact(url) if "://" in url else "<not a URL>"
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018 - raises on a port that is not a number from 0 to 65535
+    except ValueError as error:
+        problem = "the port is not a number" if "port" in str(error).lower() else str(error)
+        raise ConfigurationError(f"database URL {shown}: {problem}") from None
     if parsed.scheme not in POSTGRES_SCHEMES:
-        shown = server.redact(url) if "://" in url else "<not a URL>"
         raise ConfigurationError(
             f"database URL {shown}: expected postgresql://user[:password]@host[:port]/database"
         )
-    try:
-        parsed.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        raise ConfigurationError(f"database URL {server.redact(url)}: the port is not a number") from None
+    try:  # what libpq itself refuses (unknown options, bad percent-encoding, stray characters)
+        conninfo_to_dict(url)
+    except psycopg.ProgrammingError as error:
+        reason = server.hide_passwords(" ".join(str(error).split()), url)
+        raise ConfigurationError(f"database URL {shown}: {reason}") from None
