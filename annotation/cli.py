@@ -38,7 +38,9 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--batch", required=True, help="Batch name (unique).")
+@click.option(
+    "--batch", required=True, help="Batch name (unique; letters, digits, '-', '_', '.'; names its CSV)."
+)
 @click.option("--premises", type=int, default=50, show_default=True, help="Number of premise facts.")
 @click.option("--hypotheses", type=int, default=3, show_default=True, help="Hypotheses per premise.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")

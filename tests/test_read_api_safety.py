@@ -6,6 +6,9 @@ test's own: no dbt build is needed to attack the API."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -60,15 +63,20 @@ ATTACKS = {
     "read_sql write in a CTE": lambda t, tmp: read_sql(
         "with gone as (delete from public.canary returning x) select * from gone", target=t
     ),
-    "read_sql select into": lambda t, tmp: read_sql("select * into public.copy from public.canary", target=t),
+    "read_sql select into": lambda t, tmp: read_sql(
+        "select * into public.copy from public.canary; commit; select 1", target=t
+    ),
     "read_sql copy to program": lambda t, tmp: read_sql(
         f"copy (select 1) to program 'touch {tmp / 'pwned'}'", target=t
     ),
+    "read_sql copy to program, committed": lambda t, tmp: read_sql(
+        f"commit; copy (select 1) to program 'touch {tmp / 'pwned'}'; select 1", target=t
+    ),
     "read_sql set read write": lambda t, tmp: read_sql(
-        "set transaction read write; delete from public.canary", target=t
+        "set transaction read write; delete from public.canary; commit; select 1", target=t
     ),
     "read_sql comment hides a statement": lambda t, tmp: read_sql(
-        "select 1 /* ; */ ; delete from public.canary", target=t
+        "select 1 /* ; */ ; delete from public.canary; commit; select 1", target=t
     ),
     "read_sql params": lambda t, tmp: read_sql(
         "select %s as a", ["x'; delete from public.canary; --"], target=t
@@ -76,8 +84,19 @@ ATTACKS = {
 }
 
 
+@pytest.fixture()
+def server_writable(tmp_path: Path) -> Iterator[Path]:
+    """A folder the database server's own user could write to (the embedded server runs as another user
+    when the tests run as root): where a program the server ran would leave its trace."""
+    folder = Path(tempfile.mkdtemp(prefix="sherliic-canary-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
-def test_no_parameter_of_the_read_api_can_write(canary: Target, tmp_path: Path, attack: str) -> None:
+def test_no_parameter_of_the_read_api_can_write(canary: Target, server_writable: Path, attack: str) -> None:
+    tmp_path = server_writable
     try:
         ATTACKS[attack](canary, tmp_path)
     except Exception:  # refused by the API or by the database (messages: the tests below)

@@ -36,7 +36,8 @@ PASSWORD = "hunter2"
         ({"SHERLIIC_SPARK_THREADS": "2"}, "did you mean SHERLIIC_SPARK_DBT_THREADS?"),
         (
             {"SHERLIIC_NOTHING_LIKE_IT": "1"},
-            "unknown setting SHERLIIC_NOTHING_LIKE_IT in the environment; the ",
+            "unknown setting SHERLIIC_NOTHING_LIKE_IT in the environment; "
+            "the known ones: SHERLIIC_BERANT_I, ",
         ),
         ({"SHERLIIC_OUT": ""}, "SHERLIIC_OUT is set but empty: unset it for the default, or give a value"),
         ({"SHERLIIC_ENGINE": " "}, "SHERLIIC_ENGINE is set but empty"),

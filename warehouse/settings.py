@@ -70,7 +70,7 @@ def check_environment(environ: Mapping[str, str] | None = None) -> None:
             continue
         if name not in SETTINGS:
             close = difflib.get_close_matches(name, [*SETTINGS, *PROFILE_VARIABLES], n=1, cutoff=0.75)
-            hint = f"did you mean {close[0]}?" if close else "the settings are listed in README.md (Settings)"
+            hint = f"did you mean {close[0]}?" if close else f"the known ones: {', '.join(sorted(SETTINGS))}"
             raise ConfigurationError(f"unknown setting {name} in the environment; {hint}")
         if not environ[name].strip():
             raise ConfigurationError(
