@@ -13,8 +13,6 @@ from warehouse.errors import ConfigurationError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
-OUT_DIR = Path(os.environ.get("SHERLIIC_OUT") or PROJECT_ROOT / "out")
-
 PREFIX = "SHERLIIC_"
 # Every SHERLIIC_* variable a command reads -> what it sets. A new setting is added here (a test compares
 # this list with the names the code, the dbt profile and the Makefile read); any other SHERLIIC_* name in
@@ -76,6 +74,12 @@ def check_environment(environ: Mapping[str, str] | None = None) -> None:
             raise ConfigurationError(
                 f"{name} is set but empty: unset it for the default, or give a value ({SETTINGS[name]})"
             )
+
+
+def out_folder() -> Path:
+    """The folder of reports, exports and caches of results: SHERLIIC_OUT, else out/ in the checkout (read
+    when called, by a command as it starts; never at import)."""
+    return Path(os.environ.get("SHERLIIC_OUT") or PROJECT_ROOT / "out")
 
 
 def shared_data_dir() -> Path:
