@@ -15,7 +15,7 @@ import pytest
 
 from baselines.rules import RESOURCE_VARIABLES
 from tests.test_cli_style import MODULES, SCRIPTS, _command, _env
-from warehouse import server
+from warehouse import db_cli, server
 from warehouse.command_line import check_settings, error_message
 from warehouse.errors import ConfigurationError
 from warehouse.settings import PROFILE_VARIABLES, PROJECT_ROOT, SETTINGS, check_environment
@@ -322,3 +322,22 @@ def test_the_url_command_hides_the_password_unless_asked(tmp_path: Path) -> None
     assert (shown.returncode, shown.stdout) == (0, "postgresql://alice:***@db.example/x\n")
     revealed = run_entry("sherliic-db", ["url", "--show-password", "--database-url", url], tmp_path)
     assert revealed.stdout == url + "\n"
+
+
+def test_psql_gets_the_password_in_its_environment_not_on_its_command_line(monkeypatch) -> None:
+    calls: list[tuple[list[str], dict | None]] = []
+    monkeypatch.setattr(db_cli.subprocess, "call", lambda argv, env=None: calls.append((argv, env)) or 0)
+    url = f"postgresql://alice:{PASSWORD}@db.example:5433/x"
+    assert db_cli.main(["psql", "--database-url", url, "-c", "select 1"]) == 0
+    ((argv, env),) = calls
+    assert argv[1:] == ["postgresql://alice@db.example:5433/x", "-c", "select 1"]
+    assert env is not None and env["PGPASSWORD"] == PASSWORD
+
+
+def test_db_init_shows_the_url_without_its_password(fresh_target: Target, capsys) -> None:
+    # the embedded server trusts its socket: a password in the URL is accepted and ignored
+    url = fresh_target.url().replace("postgres:@", f"postgres:{PASSWORD}@", 1)
+    assert PASSWORD in url
+    assert db_cli.main(["init", "--database-url", url]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("database ready: postgresql://postgres:***@") and PASSWORD not in out

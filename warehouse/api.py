@@ -166,9 +166,9 @@ class Warehouse:
                 )
         selected = ", ".join(self._quote(column) for column in columns) if columns else "*"
         query = f"select {selected} from {self.schema}.{name}"
-        if where is not None:
+        if where:
             query += f" where {where_clause(where, available)}"
-        if order_by is not None:
+        if order_by:
             query += f" order by {order_by_clause(order_by, available, self._quote)}"
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -89,7 +90,9 @@ def psql(target: Target, psql_args: tuple[str, ...]) -> int:
     """Open psql on the database; PSQL_ARGS go to psql.
 
     Starts the embedded server if needed (unless a URL is given)."""
-    return subprocess.call([str(server.psql_executable()), target.url(), *psql_args])
+    url, password = server.split_password(target.url())  # never on psql's command line (ps shows it)
+    env = {**os.environ, "PGPASSWORD": password} if password else None
+    return subprocess.call([str(server.psql_executable()), url, *psql_args], env=env)
 
 
 def main(argv: list[str] | None = None) -> int:

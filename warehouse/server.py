@@ -15,7 +15,7 @@ import re
 import subprocess
 import warnings
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 import psycopg
 from psycopg import sql
@@ -103,6 +103,21 @@ def redact(url: str) -> str:
     if "password" in query:
         query["password"] = ["***"]
     return parsed._replace(netloc=netloc, query=urlencode(query, doseq=True, safe="/")).geturl()
+
+
+def split_password(url: str) -> tuple[str, str]:
+    """`url` without its password, and the password ("" if none): a child process (psql) gets the password
+    in its environment (PGPASSWORD), where other users cannot see it, not on its command line."""
+    parsed = urlparse(url)
+    netloc, password = parsed.netloc, ""
+    if parsed.password:
+        password = unquote(parsed.password)
+        netloc = netloc.replace(f":{parsed.password}@", "@", 1)
+    query = parse_qs(parsed.query, keep_blank_values=True)
+    if "password" in query:
+        password = password or query.pop("password")[0]
+        query.pop("password", None)
+    return parsed._replace(netloc=netloc, query=urlencode(query, doseq=True, safe="/")).geturl(), password
 
 
 def url_passwords(url: str) -> list[str]:
