@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from warehouse.api import open_warehouse, read_mart, read_sql
+from warehouse.api import Warehouse, open_warehouse, read_mart, read_sql
 from warehouse.query_guard import QueryRefused, check_query, order_by_clause, statements, where_clause
 from warehouse.target import Target
 
@@ -216,3 +216,44 @@ def test_statements_are_split_as_the_engine_reads_them(engine: str) -> None:
     check_query(
         "with recursive x(n) as (select 1 union select n + 1 from x where n < 3) select * from x", engine
     )
+
+
+class FakeSpark:
+    """Stands in for a SparkSession: records every statement it is asked to run (Spark has no read-only
+    transactions, so the API's own checks must stop a write before it reaches the session)."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self.catalog = self
+
+    def tableExists(self, name: str) -> bool:  # noqa: N802 - pyspark's name
+        return name == "warehouse.relations"
+
+    def table(self, name: str):
+        return type("Frame", (), {"columns": ["rel_id", "path"]})()
+
+    def sql(self, query: str, args=None):
+        self.ran.append(query)
+        raise AssertionError(f"reached Spark: {query}")
+
+
+def test_on_spark_nothing_but_one_query_reaches_the_session() -> None:
+    spark = FakeSpark()
+    warehouse = Warehouse(Target(engine="spark"), spark)
+    for attack in (
+        lambda: warehouse.read_sql("drop table warehouse.relations"),
+        lambda: warehouse.read_sql("select 1; drop table warehouse.relations"),
+        # Spark's strings take backslash escapes: SQL '\'' is one string, then comes a second statement
+        lambda: warehouse.read_sql("select '\\''; drop table warehouse.relations"),
+        lambda: warehouse.read_mart("relations", where="1=1; drop table warehouse.relations"),
+        lambda: warehouse.read_mart("relations", order_by="rel_id; drop table warehouse.relations"),
+        lambda: warehouse.read_sql("with x as (select 1) insert into warehouse.relations select 1, 'p'"),
+    ):
+        with pytest.raises(QueryRefused):
+            attack()
+    assert spark.ran == []
+    with pytest.raises(
+        AssertionError, match="reached Spark: select `path` from warehouse.relations where rel_id"
+    ):
+        warehouse.read_mart("relations", columns=["path"], where="rel_id = %s", params=[1], order_by="path")
+    assert spark.ran == ["select `path` from warehouse.relations where rel_id = ? order by `path`"]
