@@ -2,9 +2,10 @@
 
 Every command has ``--help`` (also ``-h``) and ``--version``; every command that touches the warehouse
 takes ``--database-url`` (and ``--engine`` where both engines work) and receives ONE
-:class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`); a user's
-mistake (bad input, a bad setting, no database, a missing file) ends as ONE ``error: …`` line on stderr
-with exit code 2, never a traceback.
+:class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`). Every
+setting of the environment is checked before the command runs (:func:`check_settings`); a user's mistake
+(bad input, a bad setting, no database, a missing file, a path the operating system refuses) ends as ONE
+``error: …`` line on stderr with exit code 2, never a traceback.
 
     @click.group(context_settings=CONTEXT)
     @version_option
