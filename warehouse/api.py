@@ -21,8 +21,8 @@ which command rebuilds it, instead of silently answering from another graph.
 by the database on both engines), a LIKE pattern too (``where="premise_path like %s", params=["%buy%"]``).
 ``order_by`` names columns, each with asc/desc (``"score desc, candidate_key"``).
 
-The read API only reads (docs/design.md §2, "What the read API guarantees"): each call runs ONE query
-(``read_sql`` refuses a second statement and anything but select/with/values/table), ``where`` may use
+The read API only reads (docs/design.md §2): each call runs ONE query (``read_sql`` refuses a second
+statement and anything but select, values, table, with … select, show, explain), ``where`` may use
 only the mart's columns, values, ``%s``, operators and a few functions, ``order_by`` only columns and
 directions (:class:`QueryRefused` otherwise); on Postgres every read also runs as a prepared statement in
 a read-only transaction of its own, so the server refuses any write.
@@ -97,8 +97,8 @@ class Warehouse:
         self.schema = target.marts_schema
 
     def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
-        """One query's result (``%s`` placeholders for `params`); :class:`QueryRefused` for anything else
-        than one select/with/values/table statement."""
+        """One query's result (``%s`` placeholders for `params`); :class:`QueryRefused` for anything but
+        one select, values, table, with … select, show or explain."""
         check_query(query, self.engine)
         if self.engine == "spark":
             frame = self._connection.sql(query.replace("%s", "?"), args=list(params or ()) or None)
