@@ -16,8 +16,8 @@ import pytest
 from baselines.rules import RESOURCE_VARIABLES
 from tests.test_cli_style import MODULES, SCRIPTS, _command, _env
 from warehouse import db_cli, server
-from warehouse.command_line import check_settings, error_message
-from warehouse.errors import ConfigurationError
+from warehouse.command_line import check_settings
+from warehouse.errors import ConfigurationError, error_message
 from warehouse.settings import PROFILE_VARIABLES, PROJECT_ROOT, SETTINGS, check_environment
 from warehouse.target import Target
 

@@ -145,15 +145,6 @@ def check_settings(argv: Sequence[str], environ: Mapping[str, str] | None = None
     Target.from_environment(environ)
 
 
-def error_message(error: BaseException) -> str:
-    """The line a user error prints: an operating-system error as ``PATH: reason`` (the OS's reason for
-    a folder below a regular file, a full disk, a missing permission), anything else as its text."""
-    if isinstance(error, OSError) and error.strerror and error.filename is not None:
-        where = str(error.filename) + (f" -> {error.filename2}" if error.filename2 is not None else "")
-        return f"{where}: {error.strerror}"
-    return str(error)
-
-
 def run(
     command: click.Command,
     argv: list[str] | None = None,
@@ -179,6 +170,6 @@ def run(
         print_error("aborted")
         return 130
     except (*USER_ERRORS, OSError, *user_errors) as exc:
-        print_error(error_message(exc))
+        print_error(exc)
         return 2
     return result if isinstance(result, int) else 0
