@@ -55,6 +55,10 @@ def test_known_settings_and_other_variables_pass() -> None:
     )
 
 
+SOURCE_PACKAGES = ("warehouse", "deppath", "extract", "baselines", "demo", "annotation", "benchmarks")
+GENERATED = frozenset({"target", "logs", "dbt_packages", "dbt_internal_packages"})  # dbt's own output
+
+
 def _names_read_by_the_project() -> set[str]:
     """Every SHERLIIC_* name the project reads from an environment: looked up in a mapping by the Python
     code (tests included), read by the dbt profile or the Makefile, a rule file's variable, or part of a
@@ -63,11 +67,15 @@ def _names_read_by_the_project() -> set[str]:
     names |= {name for name in Target().environment({}) if name.startswith("SHERLIIC_")}
     names |= set(server.dbt_env("postgresql://u:p@h:1/d"))
     lookup = re.compile(r"""environ(?:\.get)?[(\[]\s*["'](SHERLIIC_\w+)["']""")
-    for path in PROJECT_ROOT.glob("*/**/*.py"):
-        if ".venv" not in path.parts:
+    for package in (*SOURCE_PACKAGES, "examples", "tests"):
+        for path in (PROJECT_ROOT / package).glob("**/*.py"):
             names |= set(lookup.findall(path.read_text(encoding="utf-8")))
     for path in (PROJECT_ROOT / "dbt_project").glob("**/*.yml"):
-        names |= set(re.findall(r"""env_var\(\s*['"](SHERLIIC_\w+)['"]""", path.read_text(encoding="utf-8")))
+        if path.is_file() and not GENERATED.intersection(
+            path.relative_to(PROJECT_ROOT / "dbt_project").parts
+        ):
+            text = path.read_text(encoding="utf-8")
+            names |= set(re.findall(r"""env_var\(\s*['"](SHERLIIC_\w+)['"]""", text))
     names |= set(re.findall(r"\$\((SHERLIIC_\w+)\)", (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")))
     return names
 
