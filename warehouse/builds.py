@@ -45,6 +45,25 @@ class BuildMismatch(ConfigurationError):
 
 
 @dataclass(frozen=True)
+class BuildRef:
+    """Which build results came from, as results tables and out/baselines.csv name it: the build's name
+    ("default" for schema warehouse) and its record (None: built without one)."""
+
+    name: str = DEFAULT_BUILD
+    build_id: int | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.build_id is None else f"{self.name} #{self.build_id}"
+
+
+def build_ref(target: Target) -> BuildRef:
+    """The build whose marts the Target reads, with the record of its live inference candidates."""
+    record = current_build(target)
+    return BuildRef(target.build_name, None if record is None else record.build_id)
+
+
+@dataclass(frozen=True)
 class BuildRecord:
     """One row of builds.builds."""
 
@@ -537,16 +556,13 @@ def changed_vars(record: BuildRecord, defaults: dict[str, Any]) -> str:
     return " ".join(changed) or "defaults"
 
 
-def check_same_build(existing: tuple[str, int | None], new: tuple[str, int | None], where: str) -> None:
-    """Refuse (BuildMismatch, one line) to combine results of two builds in one report `where`."""
-    if existing == new:
+def check_same_build(existing: list[BuildRef], new: BuildRef, where: str) -> None:
+    """Refuse (BuildMismatch, one line) to combine results of builds other than `new` with it in one
+    report `where`."""
+    others = sorted({ref.label for ref in existing if ref != new})
+    if not others:
         return
     raise BuildMismatch(
-        f"{where} holds results of build {_build_label(existing)}, this run reads build {_build_label(new)}: "
-        "one report shows one build; write this run elsewhere (--out) or rerun every method on one build"
+        f"{where} holds results of build {', '.join(others)}, this run reads build {new.label}: one report "
+        "shows one build; write this run elsewhere (--out) or rerun every method on one build"
     )
-
-
-def _build_label(build: tuple[str, int | None]) -> str:
-    name, build_id = build
-    return name if build_id is None else f"{name} #{build_id}"
