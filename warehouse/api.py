@@ -167,10 +167,12 @@ class Warehouse:
         if name not in marts:
             raise MartError(f"unknown mart {name!r}; the marts: {', '.join(marts)}")
         if not self.has_mart(name):
-            named = f" --build {self.target.build}" if self.target.build else ""
+            named, where = "", self.engine
+            if self.target.build:
+                named, where = f" --build {self.target.build}", f"{self.engine}, schema {self.schema}"
             raise MartError(
-                f"mart {name} has not been built in this warehouse ({self.engine}, schema {self.schema}); "
-                f"build it with sherliic-dbt build{named} (make demo builds the demo warehouse)"
+                f"mart {name} has not been built in this warehouse ({where}); build it with "
+                f"sherliic-dbt build{named} (make demo builds the demo warehouse)"
             )
 
 

@@ -171,6 +171,12 @@ def build_inputs(conn: psycopg.Connection, dbt_vars: dict[str, Any]) -> tuple[li
     ]
 
 
+def json_safe(value: Any) -> Any:
+    """`value` as JSON Postgres stores: NaN and infinities (a var may be one; dbt refuses it) and values
+    JSON has no type for (a YAML date) as strings."""
+    return json.loads(json.dumps(value, default=str), parse_constant=str)
+
+
 def _jsonable(row: dict) -> dict:
     return {key: _iso(value) if isinstance(value, datetime) else value for key, value in row.items()}
 
@@ -304,7 +310,7 @@ def start_record(
             target.marts_schema,
             target.engine,
             command,
-            Jsonb(dbt_vars),
+            Jsonb(json_safe(dbt_vars)),
             Jsonb(corpora),
             Jsonb(type_tables),
             commit,

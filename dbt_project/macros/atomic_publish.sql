@@ -1,6 +1,7 @@
 {#
   Atomic publication of a build (Postgres): a reader sees the previous warehouse or the new one,
-  never a mix of both.
+  never a mix of both. The schema is the build's (profiles.yml: `warehouse` for the default build,
+  `build_<name>` for `sherliic-dbt --build NAME`).
 
   - generate_schema_name puts every model into a staging schema, `<schema>__next` (warehouse__next);
   - ref() points at the staging schema only for models this invocation builds (dbt run/build and
@@ -9,7 +10,9 @@
   - on-run-start (prepare_staging_schemas) empties the staging schemas left by a killed build;
   - on-run-end (publish_staging_schemas) moves the models built into the live schema in one
     transaction, and only when every node of the invocation succeeded (models and, in `dbt build`,
-    their tests); otherwise it drops the staging schema and the live warehouse stays as it was.
+    their tests); otherwise it drops the staging schema and the live warehouse stays as it was. The same
+    transaction marks the build's record published (claim_build_record, below), and refuses to publish
+    a build sherliic-dbt has marked cancelled.
 
   The move is `drop <old>; alter table <new> set schema <live>` per model: readers already inside a
   query finish on the old tables (the drop waits for them), later queries see the new ones; views

@@ -27,7 +27,9 @@ ordered as (
 
 growing as (
 
-    select step, n_rows
+    select
+        step,
+        n_rows
     from ordered
     where step_number between 6 and 10 and n_rows > previous_rows
 
@@ -35,7 +37,9 @@ growing as (
 
 miscounted as (
 
-    select funnel.step, funnel.n_rows
+    select
+        funnel.step,
+        funnel.n_rows
     from funnel
     cross join candidates
     where funnel.step = 'inference_candidates' and funnel.n_rows <> candidates.n_candidates

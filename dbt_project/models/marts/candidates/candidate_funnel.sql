@@ -35,6 +35,31 @@ candidates as (
 
 ),
 
+instance_counts as (
+
+    select count(*) as n_instances
+    from relation_instances
+
+),
+
+relation_counts as (
+
+    select
+        count(*) as n_relations,
+        sum(case when n_entity_pairs >= {{ var('r_min') }} then 1 else 0 end) as n_relations_min_size
+
+    from relations
+
+),
+
+typed_relation_counts as (
+
+    select count(*) as n_typed_relations
+    from typed_relations
+
+),
+
+-- the typed pairs and, cumulatively, those passing each further criterion
 pair_counts as (
 
     select
@@ -53,82 +78,116 @@ pair_counts as (
 
 ),
 
+candidate_counts as (
+
+    select count(*) as n_candidates
+    from candidates
+
+),
+
+counts as (
+
+    select
+        instance_counts.n_instances,
+        relation_counts.n_relations,
+        relation_counts.n_relations_min_size,
+        typed_relation_counts.n_typed_relations,
+        pair_counts.n_pairs,
+        pair_counts.n_types,
+        pair_counts.n_relv,
+        pair_counts.n_sigma,
+        pair_counts.n_esr,
+        candidate_counts.n_candidates
+
+    from instance_counts
+    cross join relation_counts
+    cross join typed_relation_counts
+    cross join pair_counts
+    cross join candidate_counts
+
+),
+
 steps as (
 
     select
         1 as step_number,
         'relation_instances' as step,
         'relation instances of the selected corpora' as counted,
-        (select count(*) from relation_instances) as n_rows,
+        n_instances as n_rows,
         'corpora' as var_name
+    from counts
     union all
     select
-        2,
-        'relations',
-        'relations (distinct dependency paths)',
-        (select count(*) from relations),
-        'corpora'
+        2 as step_number,
+        'relations' as step,
+        'relations (distinct dependency paths)' as counted,
+        n_relations as n_rows,
+        'corpora' as var_name
+    from counts
     union all
     select
-        3,
-        'relations_min_size',
-        'relations with at least r_min entity pairs',
-        (select count(*) from relations where n_entity_pairs >= {{ var('r_min') }}),
-        'r_min'
+        3 as step_number,
+        'relations_min_size' as step,
+        'relations with at least r_min entity pairs' as counted,
+        n_relations_min_size as n_rows,
+        'r_min' as var_name
+    from counts
     union all
     select
-        4,
-        'typed_relations',
-        'typed relations with at least r_min entity pairs',
-        (select count(*) from typed_relations),
-        'r_min'
+        4 as step_number,
+        'typed_relations' as step,
+        'typed relations with at least r_min entity pairs' as counted,
+        n_typed_relations as n_rows,
+        'r_min' as var_name
+    from counts
     union all
     select
-        5,
-        'typed_pairs',
-        'typed relation pairs of different paths with |A∩B|, |π1(A∩B)|, |π2(A∩B)| at least r_min',
-        n_pairs,
-        'r_min'
-    from pair_counts
+        5 as step_number,
+        'typed_pairs' as step,
+        'typed relation pairs of different paths with |A∩B|, |π1(A∩B)|, |π2(A∩B)| at least r_min' as counted,
+        n_pairs as n_rows,
+        'r_min' as var_name
+    from counts
     union all
     select
-        6,
-        'types',
-        'pairs whose aligned type signatures are compatible',
-        n_types,
-        'type_sources'
-    from pair_counts
+        6 as step_number,
+        'types' as step,
+        'pairs whose aligned type signatures are compatible' as counted,
+        n_types as n_rows,
+        'type_sources' as var_name
+    from counts
     union all
     select
-        7,
-        'relv',
-        'pairs with Relv at least min_relv as well',
-        n_relv,
-        'min_relv'
-    from pair_counts
+        7 as step_number,
+        'relv' as step,
+        'pairs with Relv at least min_relv as well' as counted,
+        n_relv as n_rows,
+        'min_relv' as var_name
+    from counts
     union all
     select
-        8,
-        'sigma',
-        'pairs with σ at least min_sigma as well',
-        n_sigma,
-        'min_sigma'
-    from pair_counts
+        8 as step_number,
+        'sigma' as step,
+        'pairs with σ at least min_sigma as well' as counted,
+        n_sigma as n_rows,
+        'min_sigma' as var_name
+    from counts
     union all
     select
-        9,
-        'esr',
-        'pairs with esr at least min_esr as well (all six criteria)',
-        n_esr,
-        'min_esr'
-    from pair_counts
+        9 as step_number,
+        'esr' as step,
+        'pairs with esr at least min_esr as well (all six criteria)' as counted,
+        n_esr as n_rows,
+        'min_esr' as var_name
+    from counts
     union all
     select
-        10,
-        'inference_candidates',
-        'InfCands: the best top_n_premises premises of each hypothesis',
-        (select count(*) from candidates),
-        'top_n_premises'
+        10 as step_number,
+        'inference_candidates' as step,
+        'InfCands: the best top_n_premises premises of each hypothesis' as counted,
+        n_candidates as n_rows,
+        'top_n_premises' as var_name
+    from counts
 
 ),
 

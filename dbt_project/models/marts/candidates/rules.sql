@@ -78,10 +78,9 @@ final as (
 
     from best
     inner join aggregated
-        on
-            best.premise_rel_id = aggregated.premise_rel_id
-            and best.hypothesis_rel_id = aggregated.hypothesis_rel_id
-            and best.alignment = aggregated.alignment
+        on best.premise_rel_id = aggregated.premise_rel_id
+        and best.hypothesis_rel_id = aggregated.hypothesis_rel_id
+        and best.alignment = aggregated.alignment
     inner join relations as premise
         on best.premise_rel_id = premise.rel_id
     inner join relations as hypothesis
