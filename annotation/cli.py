@@ -9,12 +9,15 @@ from pathlib import Path
 import click
 
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
-from warehouse.settings import OUT_DIR, require_shared_data
+from warehouse.settings import out_folder, require_shared_data
 from warehouse.target import Target
 
-ANNOTATION_OUT = OUT_DIR / "annotation"
 TASKS = click.Choice(["sherliic", "zeichner"])
 CSV_PATH = click.Path(dir_okay=False, path_type=Path)
+
+
+def annotation_out() -> Path:
+    return out_folder() / "annotation"
 
 
 def _task_option(help_text: str = "Annotation task."):
@@ -77,7 +80,7 @@ def sample(
         stratify_by=stratify_by,
         task=task,
     )
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    out = out or annotation_out() / f"{batch}.csv"
     n_rows = export_batch_csv(target, batch, out) if summary.n_items else 0
     print(
         f"batch {summary.batch_name} (build {summary.build}): {summary.n_premises} premises, "
@@ -93,7 +96,7 @@ def export(batch: str, out: Path | None, target: Target) -> None:
     """Write a batch's crowdsourcing CSV again."""
     from annotation.sampling import export_batch_csv
 
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    out = out or annotation_out() / f"{batch}.csv"
     n_rows = export_batch_csv(target, batch, out)
     print(f"wrote {n_rows} premise rows to {out}")
 
@@ -176,7 +179,7 @@ def export_dataset(task: str, out: Path | None, target: Target) -> None:
     SherLIiC's release layout: dev.csv and test.csv, 22 columns."""
     from annotation.dataset import export_dataset
 
-    out = out or ANNOTATION_OUT / f"{task}_dataset"
+    out = out or annotation_out() / f"{task}_dataset"
     counts = export_dataset(target, out, task=task)
     print(f"wrote dev.csv ({counts['dev']} items) and test.csv ({counts['test']} items) to {out}")
 
@@ -214,8 +217,8 @@ def check_templates(dev: Path | None) -> None:
     )
     for klass, n in result.classes.most_common():
         print(f"  {n:4d}  {klass}")
-    ANNOTATION_OUT.mkdir(parents=True, exist_ok=True)
-    failures = ANNOTATION_OUT / "template_failures.tsv"
+    annotation_out().mkdir(parents=True, exist_ok=True)
+    failures = annotation_out() / "template_failures.tsv"
     with failures.open("w", encoding="utf-8") as handle:
         handle.write("path\texpected\trendered\tclass\n")
         for row in result.failures:
