@@ -7,8 +7,8 @@ at the end. The publish itself (dbt_project/macros/atomic_publish.sql) marks the
 transaction that moves the marts, so a record says published exactly when its marts are the live ones.
 
 Readers: :func:`current_build` (the record behind a Target's marts: results, reports, exports and
-annotation batches name it), :func:`list_builds`, :func:`find_build`, :func:`diff_builds`,
-:func:`drop_build`.
+annotation batches name it), :func:`list_builds`, :func:`find_build`, :func:`drop_build`;
+comparing and listing them: warehouse/builds_cli.py (`sherliic-dbt builds`).
 """
 
 from __future__ import annotations
@@ -485,81 +485,6 @@ def zero_candidates_hint(
             )
         previous = (counted, n_rows)
     return None
-
-
-# -- comparing -----------------------------------------------------------------------------------------
-
-
-def diff_builds(a: BuildRecord, b: BuildRecord) -> list[str]:
-    """What differs between two builds, one line each (vars, corpora and their batches, type tables,
-    row counts, code, versions); empty when nothing does."""
-    lines: list[str] = []
-    for name in sorted(set(a.vars) | set(b.vars)):
-        if a.vars.get(name) != b.vars.get(name):
-            lines.append(f"var {name}: {_json(a.vars.get(name))} -> {_json(b.vars.get(name))}")
-    corpora_a = {c["corpus"]: c["batches"] for c in a.corpora}
-    corpora_b = {c["corpus"]: c["batches"] for c in b.corpora}
-    for corpus in sorted(set(corpora_a) | set(corpora_b)):
-        if corpus not in corpora_b:
-            lines.append(f"corpus {corpus}: only in {a.label} ({_batches(corpora_a[corpus])})")
-        elif corpus not in corpora_a:
-            lines.append(f"corpus {corpus}: only in {b.label} ({_batches(corpora_b[corpus])})")
-        elif _batch_keys(corpora_a[corpus]) != _batch_keys(corpora_b[corpus]):
-            lines.append(
-                f"corpus {corpus}: batches {_batches(corpora_a[corpus])} -> {_batches(corpora_b[corpus])}"
-            )
-    if _batch_keys(a.type_tables) != _batch_keys(b.type_tables):
-        lines.append(f"type tables: {_batches(a.type_tables)} -> {_batches(b.type_tables)}")
-    for mart in sorted(set(a.row_counts) | set(b.row_counts)):
-        if a.row_counts.get(mart) != b.row_counts.get(mart):
-            before, after = _count(a.row_counts.get(mart)), _count(b.row_counts.get(mart))
-            lines.append(f"rows of {mart}: {before} -> {after}")
-    if (a.git_commit, a.git_dirty) != (b.git_commit, b.git_dirty):
-        lines.append(f"code: {code_label(a)} -> {code_label(b)}")
-    for tool in sorted(set(a.versions) | set(b.versions)):
-        if a.versions.get(tool) != b.versions.get(tool):
-            lines.append(f"{tool}: {a.versions.get(tool)} -> {b.versions.get(tool)}")
-    return lines
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _count(value: int | None) -> str:
-    return "absent" if value is None else f"{value:,}"
-
-
-def _batch_keys(batches: list[dict]) -> list[tuple]:
-    return [(b["batch_id"], b.get("checksum")) for b in batches]
-
-
-def _batches(batches: list[dict]) -> str:
-    if not batches:
-        return "none"
-    return ", ".join(f"#{b['batch_id']} {str(b.get('checksum') or '')[:12]}" for b in batches)
-
-
-def code_label(record: BuildRecord) -> str:
-    if record.git_commit is None:
-        return "unknown commit"
-    return record.git_commit[:12] + (" (dirty)" if record.git_dirty else "")
-
-
-def describe_inputs(record: BuildRecord) -> str:
-    """``demo (1 batch), mine (2 batches); types: freebase #4`` for listings."""
-    corpora = ", ".join(
-        f"{c['corpus']} ({len(c['batches'])} batch{'es' if len(c['batches']) != 1 else ''})"
-        for c in record.corpora
-    )
-    types = ", ".join(f"{t.get('type_source') or t['kind']} #{t['batch_id']}" for t in record.type_tables)
-    return (corpora or "no corpus") + (f"; types: {types}" if types else "")
-
-
-def changed_vars(record: BuildRecord, defaults: dict[str, Any]) -> str:
-    """The vars that differ from the project's defaults, ``r_min=3 corpora=["demo"]``."""
-    changed = [f"{k}={_json(v)}" for k, v in sorted(record.vars.items()) if defaults.get(k, object()) != v]
-    return " ".join(changed) or "defaults"
 
 
 def check_same_build(existing: list[BuildRef], new: BuildRef, where: str) -> None:
