@@ -111,7 +111,7 @@ probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per
 	$(BIN)/python -m baselines.probe
 
 combination: $(STAMP) ## Learned combination of baseline scores (logistic regression) -> out/combination/
-	$(BIN)/python -m baselines.combination
+	$(BIN)/python -m baselines.combination $(if $(BUILD),--build $(BUILD))
 
 noisy-labels: $(STAMP) ## Label every InfCand with the best dev baseline -> results.infcand_noisy_labels
 	$(BIN)/python -m baselines.noisy_labels $(if $(BUILD),--build $(BUILD))
