@@ -127,7 +127,10 @@ def _names(value: Any) -> list[str] | None:
     """A corpora/type_sources var as a list of names (None: every one)."""
     if value is None:
         return None
-    return [value] if isinstance(value, str) else [str(v) for v in value]
+    if isinstance(value, str):
+        return [value]
+    # a malformed value (dbt refuses it before any model runs): the build reads nothing
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
 
 
 def build_inputs(conn: psycopg.Connection, dbt_vars: dict[str, Any]) -> tuple[list[dict], list[dict]]:
