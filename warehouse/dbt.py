@@ -11,7 +11,6 @@ SIGINT on to dbt (dbt's graceful stop: it cancels its queries), waits for it, an
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import re
@@ -37,7 +36,6 @@ from warehouse.target import ENGINES, Target
 PUBLISHING = frozenset({"run", "build", "seed"})  # commands that publish marts: locked and recorded
 # what a received signal becomes for dbt, by how many came before it: a graceful stop, then harder
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
-PR_SET_PDEATHSIG = 1
 TAIL_LINES = 400  # dbt's last output lines kept to name the error of a failed build
 
 
@@ -134,19 +132,6 @@ class ChildOutcome:
     interrupted: bool
 
 
-def _dies_with(parent: int) -> Callable[[], None]:
-    """preexec_fn: the child gets SIGINT when this process dies (even by SIGKILL), so no dbt outlives
-    the command that ran it and publishes what it was told to stop."""
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def arrange() -> None:
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGINT)
-        if os.getppid() != parent:  # the parent died before prctl: nobody would ever stop us
-            os._exit(1)
-
-    return arrange
-
-
 def run_child(
     command: list[str],
     env: dict[str, str],
@@ -164,11 +149,12 @@ def run_child(
         return ChildOutcome(signals.exit_code or 130, [], True)
     pipe = subprocess.PIPE if capture else None
     child = subprocess.Popen(
-        command,
+        # dies with this process (warehouse/child_guard.py); its own process group: a terminal's Ctrl-C
+        # reaches only this process, which stops dbt in order
+        [sys.executable, "-m", "warehouse.child_guard", str(os.getpid()), *command],
         env={**env, "PYTHONUNBUFFERED": "1"} if capture else env,
         cwd=cwd,
         process_group=0,
-        preexec_fn=_dies_with(os.getpid()),
         stdout=pipe,
         stderr=subprocess.STDOUT if capture else None,
         text=capture,
