@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from annotation.render import render_candidate
+from warehouse.builds import build_ref
 from warehouse.export import spreadsheet_safe
 from warehouse.target import Target
 
@@ -127,6 +128,7 @@ class SampleSummary:
     batch_name: str
     n_premises: int
     n_items: int
+    build: str = "default"  # the build the candidates came from (name #record)
 
 
 def _top_distinct(values: list[str], n: int) -> list[str]:
@@ -150,7 +152,8 @@ def sample_batch(
     task: str = "sherliic",
 ) -> SampleSummary:
     """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables
-    (the candidates of the Target's marts; the batch is stored in its Postgres database)."""
+    (the candidates of the marts of the Target's build, which the batch records; the batch is stored in
+    its Postgres database)."""
     check_batch_name(batch_name)
     if stratify_by not in STRATA:
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
@@ -158,6 +161,7 @@ def sample_batch(
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
     schema = target.marts_schema
     target.ensure_schema()
+    build = build_ref(target)
     with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         if cur.execute(
             "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)
@@ -173,8 +177,8 @@ def sample_batch(
                 "(build the marts first; candidates already in a batch are not sampled again)"
             )
         cur.execute(
-            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options) "
-            "values (%s, %s, %s, %s, %s, %s)",
+            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options, "
+            "build, build_id) values (%s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 batch_name,
                 task,
@@ -182,6 +186,8 @@ def sample_batch(
                 stratify_by,
                 len(rows),
                 Jsonb({"n_premises": n_premises, "hypotheses_per_premise": hypotheses_per_premise}),
+                build.name,
+                build.build_id,
             ),
         )
         examples: dict[int, tuple[list[str], list[str]]] = {}
@@ -258,7 +264,7 @@ def sample_batch(
                 ),
             )
         conn.commit()
-    return SampleSummary(batch_name, len(group_numbers), len(rows))
+    return SampleSummary(batch_name, len(group_numbers), len(rows), build.label)
 
 
 def batch_groups(target: Target, batch_name: str) -> list[dict]:

@@ -70,9 +70,11 @@ def _names_read_by_the_project() -> set[str]:
     for package in (*SOURCE_PACKAGES, "examples", "tests"):
         for path in (PROJECT_ROOT / package).glob("**/*.py"):
             names |= set(lookup.findall(path.read_text(encoding="utf-8")))
-    for path in (PROJECT_ROOT / "dbt_project").glob("**/*.yml"):
-        if path.is_file() and not GENERATED.intersection(
-            path.relative_to(PROJECT_ROOT / "dbt_project").parts
+    for path in (PROJECT_ROOT / "dbt_project").glob("**/*.*"):
+        if (
+            path.suffix in (".yml", ".sql")
+            and path.is_file()
+            and not GENERATED.intersection(path.relative_to(PROJECT_ROOT / "dbt_project").parts)
         ):
             text = path.read_text(encoding="utf-8")
             names |= set(re.findall(r"""env_var\(\s*['"](SHERLIIC_\w+)['"]""", text))
@@ -143,12 +145,15 @@ def test_spark_settings_are_checked() -> None:
     assert Target.from_environment({"SHERLIIC_SPARK_LOG_LEVEL": "WARN"}).spark.log_level == "WARN"
 
 
-def test_a_database_url_flag_wins_over_a_bad_database_url_variable() -> None:
+def test_a_flag_wins_over_a_bad_variable() -> None:
     environ = {"DATABASE_URL": "notaurl"}
     check_settings(["init", "--database-url", "postgresql://u@h/d"], environ)
     check_settings(["--database-url=postgresql://u@h/d", "init"], environ)
     with pytest.raises(ConfigurationError, match="<not a URL>"):
         check_settings(["init"], environ)
+    check_settings(["run", "--build", "trial"], {"SHERLIIC_BUILD": "Not A Name"})
+    with pytest.raises(ConfigurationError, match="build name 'Not A Name'"):
+        check_settings(["run"], {"SHERLIIC_BUILD": "Not A Name"})
 
 
 def test_os_errors_are_the_path_and_the_reason() -> None:

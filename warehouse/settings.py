@@ -39,10 +39,13 @@ SETTINGS: dict[str, str] = {
     "SHERLIIC_TEST": "the SherLIiC test file of `make baselines` / `make lm`",
     "SHERLIIC_SPARK_TEST_INSTANCES": "the size of the Spark engine's test graph (tests)",
 }
-# What sherliic-dbt hands dbt's profile (dbt_project/profiles.yml; warehouse.server.dbt_env and
-# warehouse.engine.dbt_env): known names, set by sherliic-dbt itself, so their values are not checked here
+# What sherliic-dbt hands dbt (dbt_project/profiles.yml and macros; Target.dbt_env, warehouse.server.dbt_env,
+# warehouse.engine.dbt_env, the build record's id): known names, set by sherliic-dbt itself, so their
+# values are not checked here
 PROFILE_VARIABLES = frozenset(
     {
+        "SHERLIIC_DBT_SCHEMA",
+        "SHERLIIC_BUILD_ID",
         "SHERLIIC_DB_HOST",
         "SHERLIIC_DB_PORT",
         "SHERLIIC_DB_USER",
