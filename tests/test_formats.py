@@ -42,11 +42,11 @@ def test_jsonl_fixture():
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ('{"id": 1, "text": "A b", "mentions": [}', "malformed JSON"),
-        ('{"id": 1, "mentions": []}', "missing field 'text'"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}', "outside the text"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
+        ('{"id": "1", "text": "A b", "mentions": [}', "malformed JSON"),
+        ('{"id": "1", "mentions": []}', "missing field 'text'"),
+        ('{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}', "outside the text"),
+        ('{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
+        ('{"id": "1", "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
         ("[1, 2]", "expected a JSON object"),
     ],
 )
@@ -63,7 +63,7 @@ def test_jsonl_bad_lines_name_file_line_problem(tmp_path, line, problem):
 def test_wrong_encoding_names_the_line(tmp_path):
     path = tmp_path / "latin1.jsonl"
     path.write_bytes(
-        b'{"id": 1, "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n'
+        b'{"id": "1", "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n'
     )
     with pytest.raises(InputError) as err:
         list(reader("jsonl").read(path))
@@ -128,7 +128,7 @@ def test_grec_markup_and_titles():
 def test_fewrel_real_sample(shared_data):
     docs = _first(reader("fewrel").read(shared_data / "corpora/fewrel/val_wiki.json"), 5)
     first = docs[0]
-    assert first.document_id == "P177:0" and first.line_number == 1
+    assert first.document_id == "val_wiki.json:P177:0" and first.line_number == 1
     names = {m.entity_id: first.text[m.start : m.end] for m in first.mentions}
     assert names == {"Q5034838": "Cape Girardeau Bridge", "Q1497": "Mississippi River"}
     assert all(len({m.entity_id for m in d.mentions}) == 2 for d in docs)

@@ -23,13 +23,15 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
-from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, print_error
+from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, Interrupted, print_error
+from warehouse.interrupts import stop_on_signals
 from warehouse.target import ENGINES, Target
 
 PACKAGE = "sherliic-warehouse"
@@ -132,20 +134,30 @@ def run(
     argv: list[str] | None = None,
     prog_name: str | None = None,
     user_errors: tuple[type[Exception], ...] = (),
+    *,
+    signals: bool = False,
 ) -> int:
     """Run a click command as a console script and return its exit code: click's own usage errors as
     click prints them (exit 2), the project's user errors (and a command's own `user_errors`, e.g.
-    ValueError where the library reports bad arguments with it) as one line (exit 2)."""
+    ValueError where the library reports bad arguments with it) as one line (exit 2). signals: SIGINT
+    and SIGTERM stop the command cleanly (:func:`stop_on_signals`; one line, exit 130/143)."""
     try:
-        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        with stop_on_signals() if signals else nullcontext():
+            result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.Abort:
+    except click.Abort as exc:  # click's wrapper of a KeyboardInterrupt (Ctrl-C, or stop_on_signals)
+        if isinstance(exc.__cause__, Interrupted):
+            print_error(exc.__cause__)
+            return exc.__cause__.exit_code
         print_error("aborted")
         return 130
+    except Interrupted as exc:  # a signal outside the command itself (after it returned)
+        print_error(exc)
+        return exc.exit_code
     except (*USER_ERRORS, *user_errors) as exc:
         print_error(exc)
         return 2

@@ -27,6 +27,9 @@ FORMATS: dict[str, type[CorpusReader | PreparsedReader]] = {
     "conllu": ConlluReader,
     "text": TextReader,
 }
+# formats whose files are not text: their checksum is over their bytes (text files: over their content,
+# whatever their line endings, warehouse.batch_store.text_checksum)
+BINARY_FORMATS: frozenset[str] = frozenset()
 
 
 def reader(fmt: str, **options: object) -> CorpusReader | PreparsedReader:

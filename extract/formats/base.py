@@ -45,6 +45,6 @@ class PreparsedReader(ABC):
 
     @abstractmethod
     def read_extracted(
-        self, path: Path, on_error: ErrorHandler = None
+        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
     ) -> Iterator[tuple[Document, ExtractionResult]]:
         """Each document with the paths extracted from its own parses, in file order."""
