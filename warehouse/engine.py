@@ -52,6 +52,17 @@ class SparkSettings:
             dbt_threads=int(threads),
         )
 
+    def environment(self) -> dict[str, str | None]:
+        """The SHERLIIC_SPARK_* variables from which :meth:`from_environment` makes these settings again
+        (None: the variable must be unset), for a child process's environment."""
+        return {
+            "SHERLIIC_SPARK_DIR": str(self.catalog_dir),
+            "SHERLIIC_SPARK_MASTER": self.master,
+            "SHERLIIC_SPARK_SHUFFLE_PARTITIONS": self.shuffle_partitions,
+            "SHERLIIC_SPARK_LOG_LEVEL": self.log_level,
+            "SHERLIIC_SPARK_DBT_THREADS": str(self.dbt_threads),
+        }
+
 
 def spark_conf(settings: SparkSettings) -> dict[str, str]:
     """Session settings shared by dbt (profile `spark`) and spark_session()."""

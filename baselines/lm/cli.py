@@ -49,7 +49,7 @@ from baselines.registry import Baseline, Context
 from warehouse import command_line
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 
@@ -167,8 +167,8 @@ workers_option = click.option(
 out_option = click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=OUT_DIR,
-    show_default=True,
+    default=out_folder,
+    show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
 
