@@ -44,7 +44,10 @@ def test_jsonl_fixture():
     [
         ('{"id": "1", "text": "A b", "mentions": [}', "malformed JSON"),
         ('{"id": "1", "mentions": []}', "missing field 'text'"),
-        ('{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}', "outside"),
+        (
+            '{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}',
+            "outside the text",
+        ),
         ('{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
         ('{"id": "1", "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
         ("[1, 2]", "expected a JSON object"),
