@@ -78,7 +78,9 @@ class CorpusPlan:
     fmt: str
     corpus: str
     reader: CorpusReader | PreparsedReader
-    extraction: Extraction | None  # None: the reader brings its own parses (CoNLL-U)
+    # None: the reader brings its own parses (CoNLL-U; a DocBin whose documents are parsed, which items()
+    # finds out when it starts reading)
+    extraction: Extraction | None
     options: dict  # the batch options that describe the load (each engine adds its own)
     limit: int | None
     bad: BadLines | None
@@ -90,8 +92,17 @@ class CorpusPlan:
         """The file's documents (with a preparsed reader: (document, extraction result) pairs), in file
         order, each checked like any record and in canonical form, each id once within the corpus (the
         corpus's loaded documents through ``writer``), at most ``limit`` of them."""
-        if self.extraction is None:
-            items: Iterable = self.reader.read_extracted(self.path, on_error=self.bad, stats=self.stats)
+        if isinstance(self.reader, PreparsedReader) and (
+            self.extraction is None or self.reader.brings_parses(self.path)
+        ):
+            self.extraction = None
+            items: Iterable = self.reader.read_extracted(
+                self.path,
+                on_error=self.bad,
+                stats=self.stats,
+                ner_types=self.options["ner_types"],
+                ner_mentions=self.options["ner_mentions"],
+            )
         else:
             items = self.reader.read(self.path, on_error=self.bad, stats=self.stats)
         self.ids = DocumentIds(self.path, self.corpus, self.on_duplicate, writer, self.stats)
@@ -143,7 +154,7 @@ def plan_corpus(
             for k, v in reader_options.items()
         }
     extraction = None
-    if not isinstance(corpus_reader, PreparsedReader):
+    if isinstance(corpus_reader, CorpusReader):  # a DocBin may still bring its parses (items() decides)
         extraction = Extraction(
             source=str(path),
             alignment=corpus_reader.alignment,

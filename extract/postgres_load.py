@@ -69,8 +69,6 @@ def corpus_writer(
             counts, rejections = write_corpus(writer, results, plan.bad, progress)
         plan.write_documents(writer)
         check_unique_documents(writer, plan)
-        if plan.extraction is None:
-            plan.stats["sentences_parsed"] += counts["documents"]  # one sentence per CoNLL-U block
         plan.report(writer.summary, counts["documents"], rejections)
         return counts
 

@@ -57,7 +57,7 @@ def partition_records(extraction: Extraction | None, index: int, items: Iterable
             yield document
 
     if extraction is None:
-        outcomes = ((document, result, 1) for document, result in documents())
+        outcomes = ((document, result, 0) for document, result in documents())  # counted by the reader
     else:
         outcomes = extraction.outcomes(documents())
     tally = Tally()

@@ -131,8 +131,15 @@ class ConlluReader(PreparsedReader):
     """Pre-parsed CoNLL-U with entity spans (`--format conllu`): no spaCy, your parser's trees are used."""
 
     def read_extracted(
-        self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
+        self,
+        path: Path,
+        on_error: ErrorHandler = None,
+        stats: Counter | None = None,
+        *,
+        ner_types: bool = False,
+        ner_mentions: bool = False,
     ) -> Iterator[tuple[Document, ExtractionResult]]:
+        """CoNLL-U has no NER labels: the NER options do not apply."""
         path = Path(path)
         stats = stats if stats is not None else Counter()
         seen: set[bytes] = set()
@@ -193,7 +200,9 @@ class ConlluReader(PreparsedReader):
                     for f, last, entity in spans
                 )
                 document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)
-                yield document, extract_sentence(dep, spans)
+                result = extract_sentence(dep, spans)
+                stats["sentences_parsed"] += 1  # the sentences of the file's own parses
+                yield document, result
             except _Fatal as fatal:
                 raise fatal.error from None
             except InputError as exc:
