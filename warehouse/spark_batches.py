@@ -92,22 +92,26 @@ class SparkBatchWriter(BatchWriter):
         return int(self.spark.sql(query).collect()[0][0])
 
     def corpus_document_ids(self, corpus: str) -> set[str]:
-        rows = self.spark.sql(_CORPUS_DOCUMENTS.format(columns="d.document_id", where=""), {"corpus": corpus})
+        rows = self.spark.sql(self._corpus_documents("d.document_id", ""), {"corpus": corpus})
         return {row[0] for row in rows.toLocalIterator()}
 
     def document_origin(self, corpus: str, document_id: str) -> str:
-        query = _CORPUS_DOCUMENTS.format(
-            columns="b.source_file, d.line_number, b.batch_id", where="and d.document_id = :document limit 1"
+        query = self._corpus_documents(
+            "b.source_file, d.line_number, b.batch_id", "and d.document_id = :document limit 1"
         )
         rows = self.spark.sql(query, {"corpus": corpus, "document": document_id}).collect()
         return f"{rows[0][0]}:{rows[0][1]} (batch {rows[0][2]})" if rows else "a loaded batch"
 
-
-# the documents of a corpus's loaded batches
-_CORPUS_DOCUMENTS = (
-    "select {columns} from raw.documents d join raw.load_batches b on d.batch_id = b.batch_id "
-    "where b.kind = 'corpus' and b.status = 'loaded' and b.corpus_name = :corpus {where}"
-)
+    def _corpus_documents(self, columns: str, where: str) -> str:
+        """The documents of the corpus's loaded batches, but those this batch replaces (published with
+        it: until then they are still loaded)."""
+        replaced = ", ".join(str(int(b)) for b in self.summary.replaced_batches)
+        return (
+            f"select {columns} from raw.documents d join raw.load_batches b on d.batch_id = b.batch_id "
+            "where b.kind = 'corpus' and b.status = 'loaded' and b.corpus_name = :corpus "
+            + (f"and b.batch_id not in ({replaced}) " if replaced else "")
+            + where
+        )
 
 
 class SparkBatchStore(BatchStore):
@@ -171,8 +175,8 @@ class SparkBatchStore(BatchStore):
         replaced = [old["batch_id"] for old in existing]
         staging = self.staging / str(batch_id)
         try:
+            summary.replaced_batches = replaced  # still loaded while this one is written
             counts = write(SparkBatchWriter(self.spark, summary, staging))
-            summary.replaced_batches = replaced
             options = finish_summary(summary, claim, counts)
             row.update(zip(COUNT_COLUMNS, (counts.get(k, 0) for k in COUNT_KEYS), strict=True))
             row.update(status="loaded", options=json.dumps(options), finished_at=datetime.now(UTC))
