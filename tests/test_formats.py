@@ -66,7 +66,7 @@ def test_jsonl_bad_lines_name_file_line_problem(tmp_path, line, problem):
 def test_wrong_encoding_names_the_line(tmp_path):
     path = tmp_path / "latin1.jsonl"
     path.write_bytes(
-        b'{"id": "1", "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n'
+        b'{"id": "1", "text": "ok", "mentions": []}\n{"id": "2", "text": "M\xfcller", "mentions": []}\n'
     )
     with pytest.raises(InputError) as err:
         list(reader("jsonl").read(path))

@@ -184,12 +184,14 @@ class ConlluReader(PreparsedReader):
                 spans = _mentions(block, first, path)
                 sent_id = next(
                     (
-                        line.split("=", 1)[1].strip()
+                        line.partition("=")[2].strip()
                         for line in block
-                        if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"
+                        if line.startswith("#") and line[1:].partition("=")[0].strip() == "sent_id"
                     ),
                     None,
                 )
+                if sent_id == "":
+                    raise InputError(str(path), first, "'# sent_id' is empty")
                 mentions = tuple(
                     Mention(
                         dep.tokens[f].start,
