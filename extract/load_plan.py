@@ -172,13 +172,8 @@ class DocumentIds:
     places, or (``on_duplicate="skip"``) the later document is skipped and counted."""
 
     def __init__(self, path: Path, corpus: str, on_duplicate: str, writer: BatchWriter, stats: Counter):
-        self.path, self.corpus, self.on_duplicate, self.writer, self.stats = (
-            path,
-            corpus,
-            on_duplicate,
-            writer,
-            stats,
-        )
+        self.path, self.corpus, self.on_duplicate = path, corpus, on_duplicate
+        self.writer, self.stats = writer, stats
         self.lines: dict[str, int] = {}
         self.loaded = writer.corpus_document_ids(corpus)
 

@@ -205,13 +205,16 @@ def load_title_types(
     return _load(target, claim, write)
 
 
-def _claim(path: Path, fmt: str, kind: str, options: dict, **how: object) -> BatchClaim:
-    """The claim of an input file: its content checksum (a text file's ignores its layout; a batch of
-    the same file recorded by the checksum of its bytes, before, is the same content)."""
+def _claim(
+    path: Path, fmt: str, kind: str, options: dict, *, corpus: str | None = None, replace: bool = False
+) -> BatchClaim:
+    """The claim of an input file by its content: a text file's checksum ignores its layout, and a batch
+    recorded by the checksum of the file's bytes (as before) holds the same content."""
     if fmt in BINARY_FORMATS:
-        return BatchClaim(path, fmt, kind, file_checksum(path), options, **how)
+        return BatchClaim(path, fmt, kind, file_checksum(path), options, corpus=corpus, replace=replace)
+    checksum, as_bytes = text_checksum(path), file_checksum(path)
     return BatchClaim(
-        path, fmt, kind, text_checksum(path), options, same_content=(file_checksum(path),), **how
+        path, fmt, kind, checksum, options, corpus=corpus, replace=replace, same_content=(as_bytes,)
     )
 
 
