@@ -258,7 +258,11 @@ def test_entity_ids_are_compared_in_nfc(fresh_target, tmp_path):
     [
         ("jsonl", '{"id": 7, "text": "Bob met Ann.", "mentions": []}', "field 'id' must be str, got int"),
         ("jsonl", '{"id": "", "text": "Bob met Ann.", "mentions": []}', "field 'id' is empty"),
-        ("jsonl", '{"id": "a", "text": "Bob met Ann.", "id": "b", "mentions": []}', "key 'id' given twice in one JSON object"),
+        (
+            "jsonl",
+            '{"id": "a", "text": "Bob met Ann.", "id": "b", "mentions": []}',
+            "key 'id' given twice in one JSON object",
+        ),
         (
             "jsonl",
             '{"id": "a", "text": "Bob met Ann.", "mentions": [{"start": 0, "end": 3, "entity": 5}]}',
