@@ -250,8 +250,10 @@ def checked_documents(
 
 
 def take(items: Iterable, n: int) -> Iterator:
-    """The first `n` items (stops reading after them)."""
-    for i, item in enumerate(items):
+    """The first `n` items (never reads the one after them: a reader counts what it reads)."""
+    if n <= 0:
+        return
+    for i, item in enumerate(items, start=1):
+        yield item
         if i >= n:
             return
-        yield item

@@ -270,8 +270,17 @@ def test_entity_ids_are_compared_in_nfc(fresh_target, tmp_path):
         ),
         ("trex", TREX_FACT.replace('"uuid": "u1"', '"uuid": 12'), "field 'uuid' must be str, got int"),
         ("conllu", CONLLU_BLOCK.replace("# sent_id = s1", "# sent_id ="), "'# sent_id' is empty"),
+        ("conllu", CONLLU_BLOCK.replace("# sent_id = s1", "# sent_id"), "'# sent_id' is empty"),
     ],
-    ids=["integer_id", "empty_id", "key_twice", "integer_entity", "integer_uuid", "empty_sent_id"],
+    ids=[
+        "integer_id",
+        "empty_id",
+        "key_twice",
+        "integer_entity",
+        "integer_uuid",
+        "empty_sent_id",
+        "sent_id_without_value",
+    ],
 )
 def test_ids_are_non_empty_strings(fresh_target, tmp_path, capsys, fmt, record, problem):
     path = _write(tmp_path / "bad.jsonl", record)

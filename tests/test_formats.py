@@ -97,7 +97,17 @@ def test_skip_bad_handler_receives_errors_and_reading_goes_on(tmp_path):
 def test_unknown_format_lists_the_formats():
     with pytest.raises(ValueError, match="jsonl"):
         reader("xml")
-    assert set(FORMATS) == {"jsonl", "fewrel", "trex", "google_re", "grec", "facc1", "conllu", "text"}
+    assert set(FORMATS) == {
+        "jsonl",
+        "fewrel",
+        "trex",
+        "google_re",
+        "grec",
+        "facc1",
+        "conllu",
+        "text",
+        "spacy",
+    }
     assert reader("jsonl").alignment == "strict" and reader("trex").alignment == "expand"
     assert reader("text").needs_ner and not reader("jsonl").needs_ner
     assert isinstance(reader("conllu"), PreparsedReader) and isinstance(reader("fewrel"), CorpusReader)
