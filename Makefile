@@ -57,7 +57,7 @@ db-stop: $(STAMP) ## Stop the embedded Postgres
 psql: $(STAMP) ## Open psql on the project's database
 	$(BIN)/sherliic-db psql
 
-extract: $(STAMP) ## Extract and load one corpus: make extract FILE=path FORMAT=jsonl|fewrel|trex|google_re|facc1|conllu|text [CORPUS=name]
+extract: $(STAMP) ## Extract and load one corpus: make extract FILE=path FORMAT=jsonl|fewrel|trex|google_re|grec|facc1|conllu|text|spacy [CORPUS=name]
 	$(BIN)/sherliic-extract corpus --format $(FORMAT) $(if $(CORPUS),--corpus $(CORPUS)) $(FILE) $(ARGS)
 
 extract-types: $(STAMP) ## Load an entity-type table: make extract-types FILE=path FORMAT=tsv|ntriples|textent SOURCE=freebase

@@ -2,7 +2,8 @@
 summarise what is loaded.
 
     sherliic-extract corpus --format F [--corpus NAME] [--replace] [--skip-bad] [--processes N]
-                            [--limit N] [--ner-types] [--ner-mentions] [--docs-dir DIR] FILE...
+                            [--limit N] [--ner-types] [--ner-mentions] [--on-duplicate error|skip]
+                            [--docs-dir DIR] FILE...
     sherliic-extract types --format tsv|ntriples|textent --type-source S FILE...
     sherliic-extract type-map FILE...
     sherliic-extract real [--processes 2] [--limit N] [--ner-mentions] [--no-ner-types] [--only fewrel,trex]
@@ -13,7 +14,8 @@ summarise what is loaded.
 Every command takes --database-url (default: DATABASE_URL, else the embedded server) and --engine
 (default: SHERLIIC_ENGINE, else postgres), before or after the command: ONE Target is built from them
 and handed to the loaders. Bad input ends with exit code 2 and ``error: FILE:LINE: problem`` (no
-traceback).
+traceback); SIGINT and SIGTERM stop a load with one line and exit code 130 / 143, nothing of the file
+being loaded kept.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from rich.table import Table
 
 from extract import loading
 from extract.formats import FORMATS
+from extract.load_plan import ON_DUPLICATE
 from extract.real import CORPUS_GROUPS, run_real
 from extract.summary import database_summary, file_label
 from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
@@ -45,6 +48,7 @@ from warehouse.command_line import (
     target_options,
     version_option,
 )
+from warehouse.errors import Interrupted
 from warehouse.target import ENGINES, Target
 
 console = Console(stderr=True)
@@ -235,6 +239,12 @@ def _load_files(session: Session, files: tuple[str, ...], load_one: Callable) ->
             progress("")
             _add_multi_file_notes(exc, session.summaries, list(files[index:]))
             raise
+        except Interrupted as exc:  # SIGINT/SIGTERM: one line saying what was kept
+            progress("")
+            if not exc.detailed:  # stopped outside the batch's transaction: nothing of the file written
+                exc = Interrupted(exc.signum, f"{exc.name}: stopped loading {file}; nothing of it was kept")
+            _add_multi_file_notes(exc, session.summaries, list(files[index:]))
+            raise exc from None
         progress("")  # closes the file's bar
         _done(session, summary)
     out.print(_batch_table(session.summaries))
@@ -317,6 +327,14 @@ def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flag
     is_flag=True,
     help="Also add spaCy NER entities of the same sentences (id = normalised name).",
 )
+@click.option(
+    "--on-duplicate",
+    type=click.Choice(ON_DUPLICATE),
+    default="error",
+    show_default=True,
+    help="A document id already used in the corpus (this file or a loaded one): refuse the file, naming "
+    "both documents (error), or keep the first and skip the later one (skip).",
+)
 @click.option("--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder).")
 @click.option(
     "--min-posterior", type=float, default=0.0, callback=_finite, help="facc1: minimum entity posterior."
@@ -335,6 +353,7 @@ def corpus(
     limit: int | None,
     ner_types: bool,
     ner_mentions: bool,
+    on_duplicate: str,
     docs_dir: str | None,
     min_posterior: float,
     files: tuple[str, ...],
@@ -356,6 +375,7 @@ def corpus(
             limit=limit,
             reader_options=options,
             progress=progress,
+            on_duplicate=on_duplicate,
         ),
     )
 
@@ -547,7 +567,7 @@ def summary(target: Target, as_json: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(cli, argv, prog_name="sherliic-extract")
+    return run(cli, argv, prog_name="sherliic-extract", signals=True)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@ file, on the Target's engine (Postgres or Spark).
     load_type_map(target, "types.map")
 
 The batch lifecycle is the batch store's (:mod:`warehouse.batch_store`): one file = one batch with the
-sha256 of its bytes; the same file again is skipped (``replace=True`` reloads it); other content at a
-loaded path is refused unless replacing; a batch is written whole or not at all (bad input is an
+sha256 of its content (of a text file: independent of line endings and trailing whitespace,
+:func:`~warehouse.batch_store.text_checksum`); the same content again is skipped (``replace=True``
+reloads it); other content at a loaded path is refused unless replacing; a batch is written whole or not
+at all, whatever stops it (bad input is an
 :class:`InputError` ``file:line: problem`` and a 'failed' batch row); ``skip_bad=True`` counts bad
 records instead (``n_bad_lines``; the first messages are kept in the batch's options). :func:`load_corpus`
 shares its plan (:mod:`extract.load_plan`) between the engines and writes its rows with the engine's
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from extract import postgres_load, spark_load
+from extract.formats import BINARY_FORMATS
 from extract.formats.common import check_id, check_input_file
 from extract.load_plan import bad_lines, plan_corpus
 from extract.types import (
@@ -33,7 +36,14 @@ from extract.types import (
     textent_titles,
     title_type_rows,
 )
-from warehouse.batch_store import BatchClaim, BatchSummary, BatchWriter, file_checksum, open_batch_store
+from warehouse.batch_store import (
+    BatchClaim,
+    BatchSummary,
+    BatchWriter,
+    file_checksum,
+    open_batch_store,
+    text_checksum,
+)
 from warehouse.errors import ConfigurationError, InputError
 from warehouse.settings import out_folder
 from warehouse.target import Target
@@ -56,6 +66,7 @@ def load_corpus(
     limit: int | None = None,
     reader_options: dict | None = None,
     progress: Callable[[int], None] | None = None,
+    on_duplicate: str = "error",
 ) -> BatchSummary:
     """Read, parse, extract and load one corpus file as one batch of corpus `corpus` (default: the
     file's stem; see the module doc).
@@ -64,7 +75,8 @@ def load_corpus(
     ner_types: type linked mentions with spaCy NER labels (majority per entity, type_source ``ner``);
     ner_mentions: also add NER entities not covered by a linked mention (id = normalised name).
     limit: read at most this many documents (the batch options record it). progress: called with the
-    number of documents done (the CLI's progress bar).
+    number of documents done (the CLI's progress bar). on_duplicate: a document id already used in the
+    corpus is an error naming both documents ("error") or the later document is skipped ("skip").
     """
     plan = plan_corpus(
         path,
@@ -75,6 +87,7 @@ def load_corpus(
         ner_mentions=ner_mentions,
         limit=limit,
         skip_bad=skip_bad,
+        on_duplicate=on_duplicate,
     )
     if target.engine == "spark":
         engine = {"engine": "spark", "parallelism": spark_load.parallelism(target)}
@@ -83,9 +96,7 @@ def load_corpus(
         engine = {"processes": processes}
         write = postgres_load.corpus_writer(plan, processes, progress)
     options = {**engine, "skip_bad": skip_bad, **plan.options}
-    claim = BatchClaim(
-        plan.path, fmt, "corpus", file_checksum(plan.path), options, corpus=plan.corpus, replace=replace
-    )
+    claim = _claim(plan.path, fmt, "corpus", options, corpus=plan.corpus, replace=replace)
     return _load(target, claim, write)
 
 
@@ -118,7 +129,7 @@ def load_types(
         return {"rows": n, "typed_entities": entities, "bad_lines": bad.count if bad else 0}
 
     options = {"type_source": source, "skip_bad": skip_bad}
-    return _load(target, BatchClaim(path, fmt, "types", file_checksum(path), options, replace=replace), write)
+    return _load(target, _claim(path, fmt, "types", options, replace=replace), write)
 
 
 def load_type_map(
@@ -142,8 +153,7 @@ def load_type_map(
         writer.summary.bad_lines = bad.messages if bad else []
         return {"rows": n, "bad_lines": bad.count if bad else 0}
 
-    claim = BatchClaim(path, fmt, "type_map", file_checksum(path), {"skip_bad": skip_bad}, replace=replace)
-    return _load(target, claim, write)
+    return _load(target, _claim(path, fmt, "type_map", {"skip_bad": skip_bad}, replace=replace), write)
 
 
 def load_title_types(
@@ -193,6 +203,19 @@ def load_title_types(
         manifest, "textent_title", "types", file_checksum(manifest), options, replace=replace, supersede=True
     )
     return _load(target, claim, write)
+
+
+def _claim(
+    path: Path, fmt: str, kind: str, options: dict, *, corpus: str | None = None, replace: bool = False
+) -> BatchClaim:
+    """The claim of an input file by its content: a text file's checksum ignores its layout, and a batch
+    recorded by the checksum of the file's bytes (as before) holds the same content."""
+    if fmt in BINARY_FORMATS:
+        return BatchClaim(path, fmt, kind, file_checksum(path), options, corpus=corpus, replace=replace)
+    checksum, as_bytes = text_checksum(path), file_checksum(path)
+    return BatchClaim(
+        path, fmt, kind, checksum, options, corpus=corpus, replace=replace, same_content=(as_bytes,)
+    )
 
 
 def _load(target: Target, claim: BatchClaim, write: Callable[[BatchWriter], dict[str, int]]) -> BatchSummary:

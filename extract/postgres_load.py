@@ -11,6 +11,7 @@ and rejection counts are COPYed into their tables.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import closing
 
 import psycopg
 
@@ -18,7 +19,8 @@ from deppath.records import Document, ExtractionResult
 from extract.corpus_rows import Tally, document_rows
 from extract.load_plan import BadLines, CorpusPlan
 from extract.pipeline import extract_documents
-from warehouse.batch_store import PostgresBatchWriter
+from warehouse.batch_store import PostgresBatchWriter, lock_key
+from warehouse.errors import InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip
 
@@ -51,20 +53,60 @@ def corpus_writer(
     write the rows, fill the summary; returns the counts."""
 
     def write(writer: PostgresBatchWriter) -> dict[str, int]:
-        items = plan.items()
+        items = plan.items(writer)
         if plan.extraction is None:
             results: Iterable = items
         else:
             results = extract_documents(
-                items, plan.extraction, processes=processes, on_error=plan.bad, stats=plan.stats
+                items,
+                plan.extraction,
+                processes=processes,
+                parent_only_fds=(writer.connection.fileno(),),  # no worker keeps this load's session
+                on_error=plan.bad,
+                stats=plan.stats,
             )
-        counts, rejections = write_corpus(writer, results, plan.bad, progress)
-        if plan.extraction is None:
-            plan.stats["sentences_parsed"] += counts["documents"]  # one sentence per CoNLL-U block
+        with closing(results):  # an error or interrupt stops the workers at once
+            counts, rejections = write_corpus(writer, results, plan.bad, progress)
+        plan.write_documents(writer)
+        check_unique_documents(writer, plan)
         plan.report(writer.summary, counts["documents"], rejections)
         return counts
 
     return write
+
+
+def check_unique_documents(writer: PostgresBatchWriter, plan: CorpusPlan) -> None:
+    """Refuse a document id that another load of the corpus committed while this one ran (the ids loaded
+    before it started were checked while reading). Loads of one corpus take a lock for this last step,
+    held until they commit, so two loads started together cannot both pass it."""
+    conn = writer.connection
+    conn.execute("select pg_advisory_xact_lock(%s)", (lock_key(f"sherliic-corpus:{plan.corpus}"),))
+    row = conn.execute(
+        "select d.document_id, d.line_number from raw.documents d "
+        "join raw.documents o on o.document_id = d.document_id and o.batch_id <> d.batch_id "
+        "join raw.load_batches b on b.batch_id = o.batch_id "
+        "where d.batch_id = %s and b.kind = 'corpus' and b.status = 'loaded' and b.corpus_name = %s "
+        "order by d.line_number limit 1",
+        (writer.batch_id, plan.corpus),
+    ).fetchone()
+    if row is None:
+        return
+    document_id, line = row
+    if plan.on_duplicate == "skip":  # the other load came first: this one is the later document
+        where = writer.document_origin(plan.corpus, document_id)
+        raise InputError(
+            str(plan.path),
+            line,
+            f"document id {document_id!r} was loaded meanwhile by {where} (another load of corpus "
+            f"{plan.corpus!r} running at the same time); nothing loaded — load the file again to skip it",
+        )
+    raise InputError(
+        str(plan.path),
+        line,
+        f"document id {document_id!r} is already used by the document at "
+        f"{writer.document_origin(plan.corpus, document_id)} of corpus {plan.corpus!r} (document ids are "
+        "unique within a corpus; --on-duplicate skip keeps the first)",
+    )
 
 
 def write_corpus(

@@ -57,7 +57,7 @@ def partition_records(extraction: Extraction | None, index: int, items: Iterable
             yield document
 
     if extraction is None:
-        outcomes = ((document, result, 1) for document, result in documents())
+        outcomes = ((document, result, 0) for document, result in documents())  # counted by the reader
     else:
         outcomes = extraction.outcomes(documents())
     tally = Tally()
@@ -131,7 +131,7 @@ def corpus_writer(
         rejections: Counter = Counter()
         errors: list[tuple[int, str, int | None, str]] = []
         # a reader's InputError is raised after the documents read before it, as on Postgres
-        feed = Feed(plan.items())
+        feed = Feed(plan.items(writer))
         items = enumerate(feed)
         started = time.perf_counter()
         chunks: list[_Chunk] = []
@@ -166,6 +166,7 @@ def corpus_writer(
             if totals["documents"] == 0:
                 raise InputError(str(plan.path), None, "no documents in the file")
             writes_started = time.perf_counter()
+            plan.write_documents(writer)
             _write_rows(writer, chunks)
             n_entities, n_type_rows, n_typed = _write_entities(writer, chunks)
             summary.timings["write_s"] = round(time.perf_counter() - writes_started, 3)

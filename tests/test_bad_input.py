@@ -168,7 +168,7 @@ JSONL_CASES = {
     ),
     "bool_entity": (
         _line("Bob met Ann.", [{"start": 0, "end": 3, "entity": True}]),
-        "must be str/int, got bool",
+        "field 'entity' must be str, got bool",
     ),
     "name_not_a_string": (
         _line("Bob met Ann.", [{"start": 0, "end": 3, "entity": "b", "name": {"x": 1}}]),

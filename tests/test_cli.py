@@ -52,7 +52,9 @@ def test_cli_end_to_end(fresh_target, tmp_path):
 
 def test_cli_bad_input_exit_code(fresh_target, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_bytes(b'{"id": 1, "text": "ok", "mentions": []}\n{"id": 2, "text": "\xff", "mentions": []}\n')
+    bad.write_bytes(
+        b'{"id": "1", "text": "ok", "mentions": []}\n{"id": "2", "text": "\xff", "mentions": []}\n'
+    )
     result = _run(fresh_target, "corpus", "--format", "jsonl", str(bad))
     assert result.returncode == 2 and f"{bad}:2: not valid UTF-8" in " ".join(result.stderr.split())
     assert "Traceback" not in result.stderr

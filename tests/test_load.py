@@ -193,7 +193,8 @@ def test_two_concurrent_loads_of_one_file_load_it_once(fresh_target, tmp_path):
 def test_processes_two_gives_the_same_rows(fresh_target, tmp_path):
     one = load_corpus(fresh_target, GOOD, "jsonl")
     copy = tmp_path / "copy.jsonl"
-    copy.write_text(GOOD.read_text() + "\n")  # other checksum, same documents
+    # other content (a leading blank line; a trailing one would be the same content), same documents
+    copy.write_text("\n" + GOOD.read_text())
     two = load_corpus(fresh_target, copy, "jsonl", processes=2)
     assert two.counts == one.counts and two.rejections == one.rejections
 

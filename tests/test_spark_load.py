@@ -121,7 +121,8 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_target, tmp_path):
 
     # other content at a loaded path is refused (and recorded as failed), as on Postgres
     loaded_bad = bad.read_bytes()
-    bad.write_bytes(loaded_bad + GOOD.read_text().splitlines()[1].encode() + b"\n")
+    # a line more (not a blank one: blank lines at the end are layout, not content)
+    bad.write_bytes(loaded_bad + GOOD.read_text().splitlines()[2].encode() + b"\n")
     code, _, stderr = spark_extract(catalog, "corpus", "--format", "jsonl", "--skip-bad", str(bad))
     errors = [line for line in stderr.splitlines() if line.startswith("error:")]
     assert code == 2 and len(errors) == 1, stderr

@@ -32,6 +32,25 @@ def file_checksum(path: Path, extra: bytes = b"") -> str:
     return digest.hexdigest()
 
 
+def text_checksum(path: Path) -> str:
+    """sha256 of a text file's content, independent of its layout: line endings (LF or CRLF), whitespace
+    at the end of lines, blank lines at the end of the file and a UTF-8 byte-order mark do not count (no
+    text format gives them a meaning; the readers drop them), so the same content saved by another editor
+    or system is the same batch. Binary files take :func:`file_checksum`."""
+    digest = hashlib.sha256()
+    blank = 0  # blank lines held back: they count only when a non-blank line follows
+    with Path(path).open("rb") as handle:
+        handle.seek(3 if handle.read(3) == b"\xef\xbb\xbf" else 0)
+        for line in handle:  # lines end at LF, as the readers read them
+            line = line.rstrip()  # the CR of CRLF and other trailing whitespace
+            if not line:
+                blank += 1
+                continue
+            digest.update(b"\n" * blank + line + b"\n")
+            blank = 0
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class BatchClaim:
     """One batch to load: where it comes from, what it holds, and how a load treats what is there."""
@@ -48,10 +67,18 @@ class BatchClaim:
     by_path: bool = True
     # supersede: a derived file whose new content replaces the old batch from the same source
     supersede: bool = False
+    # other checksums the same content may be recorded under (text files loaded before their checksum
+    # ignored the layout were recorded with the sha256 of their bytes)
+    same_content: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
         return str(Path(self.path).resolve()) if isinstance(self.path, Path) else self.path
+
+    @property
+    def checksums(self) -> list[str]:
+        """The checksum and its equivalents: a loaded batch with any of them holds this content."""
+        return [self.checksum, *(c for c in self.same_content if c != self.checksum)]
 
 
 @dataclass
@@ -173,6 +200,15 @@ class BatchWriter(ABC):
     @abstractmethod
     def count(self, table: str, expression: str = "count(*)") -> int:
         """``select <expression>`` over this batch's rows of raw.<table> (SQL both engines share)."""
+
+    @abstractmethod
+    def corpus_document_ids(self, corpus: str) -> set[str]:
+        """The document ids of the corpus's loaded batches (raw.documents; document ids are unique
+        within a corpus)."""
+
+    @abstractmethod
+    def document_origin(self, corpus: str, document_id: str) -> str:
+        """Where a loaded document of the corpus comes from: ``file:line (batch N)``."""
 
 
 # -- the store ---------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ batch: a ``raw.load_batches`` row plus the rows it owns in other raw tables (the
 
     claim (by content hash) -> loading -> loaded | failed;   list;   remove
 
-- A :class:`BatchClaim` says what is loaded: source, format, kind, content checksum, options, corpus.
+- A :class:`BatchClaim` says what is loaded: source, format, kind, content checksum (a text file's
+  ignores its layout, :func:`text_checksum`), options, corpus.
   The same content (kind + format + checksum) already loaded -> nothing is written, the summary says
   ``skipped``; ``replace`` deletes the old batch (and, with ``by_path``, any batch of the same kind and
   format from the same source) and loads again; other content at a source already loaded is refused
@@ -42,8 +43,9 @@ from warehouse.batch_base import (
     BatchWriter,
     RemovedBatches,
     file_checksum,
+    text_checksum,
 )
-from warehouse.postgres_batches import PostgresBatchStore, PostgresBatchWriter
+from warehouse.postgres_batches import PostgresBatchStore, PostgresBatchWriter, lock_key
 from warehouse.spark_batches import SparkBatchStore, SparkBatchWriter
 from warehouse.target import Target
 
@@ -59,7 +61,9 @@ __all__ = [
     "SparkBatchStore",
     "SparkBatchWriter",
     "file_checksum",
+    "lock_key",
     "open_batch_store",
+    "text_checksum",
 ]
 
 

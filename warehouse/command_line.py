@@ -26,13 +26,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
-from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, print_error
+from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, Interrupted, print_error
+from warehouse.interrupts import stop_on_signals
 from warehouse.settings import check_environment
 from warehouse.target import ENGINES, Target
 
@@ -176,25 +178,35 @@ def run(
     argv: list[str] | None = None,
     prog_name: str | None = None,
     user_errors: tuple[type[Exception], ...] = (),
+    *,
+    signals: bool = False,
 ) -> int:
     """Run a click command as a console script and return its exit code: the environment's settings
     checked first (:func:`check_settings`; not for --help/--version), click's own usage errors as click
     prints them (exit 2), the project's user errors, operating-system errors on the user's paths (and a
     command's own `user_errors`, e.g. ValueError where the library reports bad arguments with it) as one
-    line (exit 2)."""
+    line (exit 2). signals: SIGINT and SIGTERM stop the command cleanly (:func:`stop_on_signals`; one
+    line, exit 130/143)."""
     args = sys.argv[1:] if argv is None else argv
     try:
         if not PRINT_ONLY.intersection(args):
             check_settings(args)
-        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        with stop_on_signals() if signals else nullcontext():
+            result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.Abort:
+    except click.Abort as exc:  # click's wrapper of a KeyboardInterrupt (Ctrl-C, or stop_on_signals)
+        if isinstance(exc.__cause__, Interrupted):
+            print_error(exc.__cause__)
+            return exc.__cause__.exit_code
         print_error("aborted")
         return 130
+    except Interrupted as exc:  # a signal outside the command itself (after it returned)
+        print_error(exc)
+        return exc.exit_code
     except (*USER_ERRORS, OSError, *user_errors) as exc:
         print_error(exc)
         return 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
@@ -34,6 +35,25 @@ def error_message(error: BaseException | str) -> str:
         where = str(error.filename) + (f" -> {error.filename2}" if error.filename2 is not None else "")
         return f"{where}: {error.strerror}"
     return str(error)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A signal (SIGINT, SIGTERM) stopping a command. A KeyboardInterrupt, so that everything that cleans
+    up after Ctrl-C does (psycopg cancels a running query, transactions roll back); the command ends with
+    one ``error:`` line and exit code 128 + the signal's number (130, 143)."""
+
+    def __init__(self, signum: int, message: str | None = None):
+        self.signum = signum
+        self.detailed = message is not None  # says what was stopped (else only the signal)
+        super().__init__(message or f"interrupted by {signal.Signals(signum).name}")
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
 
 
 def print_error(error: BaseException | str) -> None:

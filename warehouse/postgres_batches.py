@@ -6,6 +6,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 
 import psycopg
 from psycopg.rows import dict_row
@@ -24,7 +25,8 @@ from warehouse.batch_base import (
     removal_names,
     skip_message,
 )
-from warehouse.errors import DatabaseUnavailable, InputError
+from warehouse.errors import DatabaseUnavailable, InputError, Interrupted
+from warehouse.interrupts import deferred
 from warehouse.target import Target
 
 
@@ -55,8 +57,27 @@ class PostgresBatchWriter(BatchWriter):
         query = f"select {expression} from raw.{table} where batch_id = %s"
         return int(self.connection.execute(query, (self.batch_id,)).fetchone()[0])
 
+    def corpus_document_ids(self, corpus: str) -> set[str]:
+        with self.connection.cursor(name="corpus_document_ids") as cursor:  # streamed, not fetched whole
+            cursor.execute(_CORPUS_DOCUMENTS.format(columns="d.document_id", where=""), (corpus,))
+            return {row[0] for row in cursor}
 
-def _lock_key(text: str) -> int:
+    def document_origin(self, corpus: str, document_id: str) -> str:
+        query = _CORPUS_DOCUMENTS.format(
+            columns="b.source_file, d.line_number, b.batch_id", where="and d.document_id = %s limit 1"
+        )
+        row = self.connection.execute(query, (corpus, document_id)).fetchone()
+        return f"{row[0]}:{row[1]} (batch {row[2]})" if row else "a loaded batch"
+
+
+# the documents of a corpus's loaded batches
+_CORPUS_DOCUMENTS = (
+    "select {columns} from raw.documents d join raw.load_batches b using (batch_id) "
+    "where b.kind = 'corpus' and b.status = 'loaded' and b.corpus_name = %s {where}"
+)
+
+
+def lock_key(text: str) -> int:
     """A signed 64-bit advisory-lock key derived from a string (stable across processes)."""
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
 
@@ -71,17 +92,32 @@ class PostgresBatchStore(BatchStore):
         started = time.perf_counter()
         summary = BatchSummary(None, claim.source, claim.fmt, claim.kind, corpus_name=claim.corpus)
         self.target.ensure_schema()
+        committed = False
         try:
-            with self.target.connect() as conn, conn.transaction():
-                if self._claim(conn, claim, summary):
-                    counts = write(PostgresBatchWriter(conn, summary))
-                    options = finish_summary(summary, claim, counts)
-                    conn.execute(
-                        # clock_timestamp(): now() is the transaction's start, i.e. started_at
-                        "update raw.load_batches set status = 'loaded', finished_at = clock_timestamp(), "
-                        f"{', '.join(c + ' = %s' for c in COUNT_COLUMNS)}, options = %s where batch_id = %s",
-                        (*(counts.get(k, 0) for k in COUNT_KEYS), json.dumps(options), summary.batch_id),
-                    )
+            with self.target.connect() as conn, ExitStack() as after_commit:
+                with conn.transaction():
+                    if self._claim(conn, claim, summary):
+                        counts = write(PostgresBatchWriter(conn, summary))
+                        options = finish_summary(summary, claim, counts)
+                        conn.execute(
+                            # clock_timestamp(): now() is the transaction's start, i.e. started_at
+                            "update raw.load_batches set status = 'loaded', finished_at = clock_timestamp(), "
+                            f"{', '.join(c + ' = %s' for c in COUNT_COLUMNS)}, options = %s "
+                            "where batch_id = %s",
+                            (*(counts.get(k, 0) for k in COUNT_KEYS), json.dumps(options), summary.batch_id),
+                        )
+                    # a stop signal from here on waits until the COMMIT is through: the batch is whole
+                    after_commit.enter_context(deferred())
+                committed = True
+        except Interrupted as exc:
+            if committed:
+                done = "already loaded as" if summary.skipped else "loaded as"
+                raise Interrupted(
+                    exc.signum, f"{exc.name}: stopped after {claim.path} ({done} batch {summary.batch_id})"
+                ) from None
+            raise Interrupted(
+                exc.signum, f"{exc.name}: stopped loading {claim.path}; nothing of it was kept (rolled back)"
+            ) from None
         except InputError as exc:
             self._record_failure(claim, str(exc))
             raise
@@ -96,7 +132,7 @@ class PostgresBatchStore(BatchStore):
     def _claim(self, conn: psycopg.Connection, claim: BatchClaim, summary: BatchSummary) -> bool:
         """Lock, then skip (False) or insert the 'loading' row (True), deleting the batches replaced."""
         # Lock in a fixed order (sorted keys): two loaders never wait on each other crosswise.
-        keys = {_lock_key(f"sherliic-load:{claim.checksum}"), _lock_key(f"sherliic-load:{claim.source}")}
+        keys = {lock_key(f"sherliic-load:{claim.checksum}"), lock_key(f"sherliic-load:{claim.source}")}
         for key in sorted(keys):
             conn.execute("select pg_advisory_xact_lock(%s)", (key,))
         loaded = (
@@ -105,8 +141,8 @@ class PostgresBatchStore(BatchStore):
         )
         replace = claim.replace
         existing = conn.execute(
-            loaded + "and (checksum = %s or (%s and source_file = %s)) order by batch_id",
-            (claim.kind, claim.fmt, claim.checksum, replace and claim.by_path, claim.source),
+            loaded + "and (checksum = any(%s) or (%s and source_file = %s)) order by batch_id",
+            (claim.kind, claim.fmt, claim.checksums, replace and claim.by_path, claim.source),
         ).fetchall()
         if claim.supersede and not existing:
             existing = conn.execute(

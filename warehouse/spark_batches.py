@@ -31,7 +31,7 @@ from warehouse.spark_raw import apply_spark_schema
 SPARK_CHUNK_ROWS = 200_000  # rows per DataFrame sent from the driver
 # the Spark raw tables holding a batch's rows, per kind of batch (each partitioned by batch_id)
 SPARK_BATCH_TABLES = {
-    "corpus": ("sentences", "relation_instances", "entities", "entity_types", "path_rejections"),
+    "corpus": ("documents", "sentences", "relation_instances", "entities", "entity_types", "path_rejections"),
     "types": ("entity_types",),
     "type_map": ("type_mappings",),
 }
@@ -91,6 +91,28 @@ class SparkBatchWriter(BatchWriter):
         query = f"select {expression} from raw.{table} where batch_id = {int(self.batch_id)}"
         return int(self.spark.sql(query).collect()[0][0])
 
+    def corpus_document_ids(self, corpus: str) -> set[str]:
+        rows = self.spark.sql(self._corpus_documents("d.document_id", ""), {"corpus": corpus})
+        return {row[0] for row in rows.toLocalIterator()}
+
+    def document_origin(self, corpus: str, document_id: str) -> str:
+        query = self._corpus_documents(
+            "b.source_file, d.line_number, b.batch_id", "and d.document_id = :document limit 1"
+        )
+        rows = self.spark.sql(query, {"corpus": corpus, "document": document_id}).collect()
+        return f"{rows[0][0]}:{rows[0][1]} (batch {rows[0][2]})" if rows else "a loaded batch"
+
+    def _corpus_documents(self, columns: str, where: str) -> str:
+        """The documents of the corpus's loaded batches, but those this batch replaces (published with
+        it: until then they are still loaded)."""
+        replaced = ", ".join(str(int(b)) for b in self.summary.replaced_batches)
+        return (
+            f"select {columns} from raw.documents d join raw.load_batches b on d.batch_id = b.batch_id "
+            "where b.kind = 'corpus' and b.status = 'loaded' and b.corpus_name = :corpus "
+            + (f"and b.batch_id not in ({replaced}) " if replaced else "")
+            + where
+        )
+
 
 class SparkBatchStore(BatchStore):
     """load_batches on the Spark catalog: a small table, read whole and rewritten whole on each change."""
@@ -115,7 +137,7 @@ class SparkBatchStore(BatchStore):
         existing = [
             r
             for r in loaded
-            if r["checksum"] == claim.checksum
+            if r["checksum"] in claim.checksums
             or (replace and claim.by_path and r["source_file"] == claim.source)
         ]
         if claim.supersede and not existing:
@@ -153,8 +175,8 @@ class SparkBatchStore(BatchStore):
         replaced = [old["batch_id"] for old in existing]
         staging = self.staging / str(batch_id)
         try:
+            summary.replaced_batches = replaced  # still loaded while this one is written
             counts = write(SparkBatchWriter(self.spark, summary, staging))
-            summary.replaced_batches = replaced
             options = finish_summary(summary, claim, counts)
             row.update(zip(COUNT_COLUMNS, (counts.get(k, 0) for k in COUNT_KEYS), strict=True))
             row.update(status="loaded", options=json.dumps(options), finished_at=datetime.now(UTC))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.conllu import ConlluReader
+from extract.formats.docbin import SpacyReader
 from extract.formats.facc1 import FACC1Reader
 from extract.formats.fewrel import FewRelReader
 from extract.formats.google_re import GoogleREReader
@@ -26,7 +27,11 @@ FORMATS: dict[str, type[CorpusReader | PreparsedReader]] = {
     "facc1": FACC1Reader,
     "conllu": ConlluReader,
     "text": TextReader,
+    "spacy": SpacyReader,
 }
+# formats whose files are not text: their checksum is over their bytes (text files: over their content,
+# whatever their line endings, warehouse.batch_store.text_checksum)
+BINARY_FORMATS = frozenset({"spacy"})
 
 
 def reader(fmt: str, **options: object) -> CorpusReader | PreparsedReader:

@@ -61,7 +61,7 @@ class GRECReader(CorpusReader):
         path = Path(path)
         stats = stats if stats is not None else Counter()
         names = names or {}
-        for line, rec in json_lines(path, on_error):
+        for line, rec in json_lines(path, on_error, repeats=stats):
             try:
                 sub_id = require(rec, "sub", str, path, line)
                 obj_id = require(rec, "obj", str, path, line)

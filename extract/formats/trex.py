@@ -55,14 +55,14 @@ class TRExReader(CorpusReader):
     ) -> Iterator[Document]:
         path = Path(path)
         stats = stats if stats is not None else Counter()
-        for line, obj in json_lines(path, on_error):
+        for line, obj in json_lines(path, on_error, repeats=stats):
             try:
                 sub = require(obj, "sub_uri", str, path, line)
                 obj_id = require(obj, "obj_uri", str, path, line)
                 sub_label = optional(obj, "sub_label", str, path, line) or sub
                 obj_label = optional(obj, "obj_label", str, path, line) or obj_id
                 evidences = require(obj, "evidences", list, path, line)
-                uid = optional(obj, "uuid", (str, int), path, line) or f"{path.name}:{line}"
+                uid = optional(obj, "uuid", str, path, line) or f"{path.name}:{line}"
                 seen: set[str] = set()
                 docs = []
                 for index, ev in enumerate(evidences):

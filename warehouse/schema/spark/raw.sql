@@ -20,6 +20,10 @@ create table if not exists raw.sentences (
     text string
 ) using parquet partitioned by (batch_id);
 
+create table if not exists raw.documents (
+    batch_id bigint, document_id string, line_number int
+) using parquet partitioned by (batch_id);
+
 create table if not exists raw.entities (
     batch_id bigint, entity_id string, entity_name string
 ) using parquet partitioned by (batch_id);
