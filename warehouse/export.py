@@ -22,6 +22,8 @@
   ``premise_tsg``, ``conclusion_tsg`` (``tsg_a/tsg_b``, each component's types joined by ``|``),
   ``premise_path``, ``conclusion_path``, ``overlap_size``, ``candidate_key`` (the mart's stable key:
   md5 of both typed relations' natural keys and the alignment, the same in every build).
+- ``rules_verifier.tsv`` — a verifier score for every rule of rules.tsv and verifier that ranked the
+  build (`make rank`; warehouse/export_verifier.py).
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
 
@@ -51,6 +53,7 @@ from warehouse.command_line import (
     version_option,
 )
 from warehouse.errors import DatabaseUnavailable, print_error
+from warehouse.export_verifier import VERIFIER_FILE, export_verifier_scores
 from warehouse.marts import Marts
 from warehouse.target import ENGINES, Target
 
@@ -259,6 +262,7 @@ def export(target: Target, out_dir: Path | str) -> ExportSummary:
                 counts[name] = _write_rows(marts.stream(TSV_EXPORTS[name]), path)
             else:
                 counts[name] = _write_rows(marts.stream(rules_query), path, rules_columns)
+        counts[VERIFIER_FILE] = export_verifier_scores(marts, out)  # the rules' verifier scores (make rank)
     return ExportSummary(out, counts)
 
 

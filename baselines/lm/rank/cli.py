@@ -1,0 +1,148 @@
+"""`sherliic-lm rank` (`make rank`) and `sherliic-lm bench-rank` (`make bench-rank`); registered on the
+`python -m baselines.lm.cli` group (= `sherliic-lm`).
+
+    sherliic-lm rank [--model minilm] [--patterns 'x, which means that y'] [--seeds 0,1,2]
+                     [--backend torch|onnx-fp32|onnx-int8] [--threads N] [--chunk-size N] [--no-train]
+        scores every inference candidate of the build (SHERLIIC_BUILD / --build) with the verifier, into
+        results.verifier_scores, rebuilds the dbt mart candidate_verifier_scores, writes
+        out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the summary).
+        Resumable after a kill; a second run scores nothing.
+    sherliic-lm bench-rank [--models minilm,mpnet] [--pairs 1024]
+        pairs/s per model and backend at 2 threads -> out/bench/rank.json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from baselines.datasets import load_benchmark, load_items
+from baselines.lm.models import MODELS
+from baselines.lm.plan import LmSettings
+from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates
+from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
+from baselines.lm.rank.store import build_name
+from baselines.lm.rank.verifiers import VerifierChoice, ranking_verifier
+from warehouse.command_line import target_options
+from warehouse.dbt import run_dbt
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import ENGINES, Target
+
+BACKENDS = ("torch", "onnx-fp32", "onnx-int8")  # baselines.lm.inference.BACKENDS (which imports torch)
+# The backend `make rank` uses per model: int8 where it loses at most 1 F1 point against fp32 on SherLIiC
+# (docs/lm.md, "Ranking the candidates"), else fp32 on ONNX Runtime.
+MART = "candidate_verifier_scores"  # dbt_project/models/marts/candidates/
+DEFAULT_BACKEND = {"minilm": "onnx-fp32", "mpnet": "onnx-fp32"}
+
+
+def _patterns(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    return tuple(p.strip() for p in value.split(";") if p.strip())
+
+
+def _seeds(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    try:
+        return tuple(int(s) for s in value.split(",") if s.strip())
+    except ValueError:
+        raise click.BadParameter(f"seeds are integers, got {value}") from None
+
+
+def sherliic_items(target: Target):
+    """The loaded SherLIiC dev items (loaded from the shared data folder first when missing)."""
+    items = load_items(target, ["sherliic"])
+    shared = shared_data_dir() / "sherliic" / "dev.tsv"
+    if items.empty and shared.is_file():
+        load_benchmark(target, shared, "sherliic_tsv", dataset="sherliic", split="dev")
+        items = load_items(target, ["sherliic"])
+    return items
+
+
+@click.command("rank")
+@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option(
+    "--patterns",
+    callback=_patterns,
+    metavar="P[;P]",
+    help="`;`-separated patterns, one run each (default: the default `make lm` plan's).",
+)
+@click.option("--seeds", callback=_seeds, metavar="N[,N]", help="Seeds (default: the default plan's, 0,1,2).")
+@click.option(
+    "--backend", type=click.Choice(BACKENDS), help="Scoring backend (default: per model, docs/lm.md)."
+)
+@click.option(
+    "--threads", type=click.IntRange(min=1), help="Threads of the scoring process (default: cores)."
+)
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option(
+    "--chunk-size",
+    type=click.IntRange(min=1),
+    default=DEFAULT_CHUNK,
+    show_default=True,
+    help="Candidates per committed chunk.",
+)
+@click.option("--no-train", is_flag=True, help="Fail instead of training a verifier run that is not cached.")
+@click.option("--plot/--no-plot", default=True, show_default=True, help="Write the verifier-vs-esr plot.")
+@click.option(
+    "--mart/--no-mart",
+    default=True,
+    show_default=True,
+    help="Rebuild the dbt mart candidate_verifier_scores afterwards.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=out_folder,
+    show_default="out",
+    help="Output folder (SHERLIIC_OUT).",
+)
+@target_options(engines=ENGINES)
+def rank_command(
+    target: Target,
+    model: str,
+    patterns: tuple[str, ...] | None,
+    seeds: tuple[int, ...] | None,
+    backend: str | None,
+    threads: int | None,
+    batch_size: int,
+    chunk_size: int,
+    no_train: bool,
+    plot: bool,
+    mart: bool,
+    out: Path,
+) -> int:
+    """Score every inference candidate of the build with a verifier (`make rank`)."""
+    lm = LmSettings.from_environment()
+    choice = VerifierChoice(
+        model=model,
+        **({"patterns": patterns} if patterns else {}),
+        **({"seeds": seeds} if seeds else {}),
+    )
+    verifier = ranking_verifier(choice, sherliic_items(target), settings=lm.run, allow_train=not no_train)
+    settings = RankSettings(
+        backend=backend or DEFAULT_BACKEND[model],
+        batch_size=batch_size,
+        chunk_size=chunk_size,
+        cache_dir=lm.run.cache_dir,
+        **({"threads": threads} if threads else {}),
+    )
+    summary = rank_candidates(target, verifier, settings)
+    print(summary.line())
+    if mart:  # after the ranking let go of the (Spark: one-process) catalog
+        run_dbt(target, ["run", "--select", MART])
+    if plot and summary.candidates:
+        frame = scored_candidates(target, verifier.key, settings.backend)
+        path = out / "rank" / build_name(target) / f"{verifier.key}-{settings.backend}.png"
+        plot_verifier_vs_esr(frame, path, f"{verifier.name} ({settings.backend}), build {build_name(target)}")
+        rho = {"esr": spearman(frame, "esr"), "relv_sigma_esr": spearman(frame, "score")}
+        print(
+            f"wrote {path}; Spearman ρ of the verifier score with esr {rho['esr']:.3f}, "
+            f"with Relv·σ·esr {rho['relv_sigma_esr']:.3f}"
+        )
+        summary_path = path.with_suffix(".json")
+        summary_path.write_text(json.dumps({**summary.__dict__, "spearman": rho}, indent=2) + "\n")
+    return 0
