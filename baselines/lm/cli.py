@@ -43,7 +43,7 @@ from baselines.lm.methods import (
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
-from baselines.lm.rank.cli import rank_command
+from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context
@@ -408,6 +408,7 @@ def _load_average() -> list[str]:
 
 
 cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (baselines/lm/rank/)
+cli.add_command(bench_rank_command)  # `make bench-rank`
 
 
 def main(argv: list[str] | None = None) -> int:

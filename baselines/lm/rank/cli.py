@@ -14,17 +14,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
 
 from baselines.datasets import load_benchmark, load_items
-from baselines.lm.models import MODELS
+from baselines.lm.models import MODELS, available_models
 from baselines.lm.plan import LmSettings
+from baselines.lm.rank import bench
 from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
 from baselines.lm.rank.store import build_name
 from baselines.lm.rank.verifiers import VerifierChoice, ranking_verifier
+from baselines.registry import ResourceMissing
 from warehouse.command_line import target_options
 from warehouse.dbt import run_dbt
 from warehouse.settings import out_folder, shared_data_dir
@@ -117,12 +120,12 @@ def rank_command(
 ) -> int:
     """Score every inference candidate of the build with a verifier (`make rank`)."""
     lm = LmSettings.from_environment()
-    choice = VerifierChoice(
-        model=model,
-        **({"patterns": patterns} if patterns else {}),
-        **({"seeds": seeds} if seeds else {}),
+    verifier = ranking_verifier(
+        VerifierChoice.of(model, patterns, seeds),
+        sherliic_items(target),
+        settings=lm.run,
+        allow_train=not no_train,
     )
-    verifier = ranking_verifier(choice, sherliic_items(target), settings=lm.run, allow_train=not no_train)
     settings = RankSettings(
         backend=backend or DEFAULT_BACKEND[model],
         batch_size=batch_size,
@@ -145,4 +148,84 @@ def rank_command(
         )
         summary_path = path.with_suffix(".json")
         summary_path.write_text(json.dumps({**summary.__dict__, "spearman": rho}, indent=2) + "\n")
+    return 0
+
+
+@click.command("bench-rank")
+@click.option(
+    "--models",
+    default=",".join(sorted(MODELS)),
+    show_default=True,
+    metavar="M[,M]",
+    help="Models to time (installed ones).",
+)
+@click.option("--threads", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option(
+    "--quality/--no-quality",
+    default=True,
+    show_default=True,
+    help="F1 on SherLIiC lm_dev per backend with the default verifier of each model whose runs are cached.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=out_folder,
+    show_default="out",
+    help="Output folder (SHERLIIC_OUT).",
+)
+@click.option(
+    "--patterns", "quality_patterns", callback=_patterns, metavar="P[;P]", help="Verifier patterns."
+)
+@click.option("--seeds", "quality_seeds", callback=_seeds, metavar="N[,N]", help="Verifier seeds.")
+@target_options()
+def bench_rank_command(
+    target: Target,
+    models: str,
+    threads: int,
+    batch_size: int,
+    quality: bool,
+    quality_patterns: tuple[str, ...] | None,
+    quality_seeds: tuple[int, ...] | None,
+    out: Path,
+) -> int:
+    """Pairs/s per model and backend (and int8's F1 cost) -> out/bench/rank.json (`make bench-rank`)."""
+    lm = LmSettings.from_environment()
+    items = sherliic_items(target)
+    if items.empty:
+        raise click.UsageError("no SherLIiC dev items: load them (`make baselines`) or set SHERLIIC_DATA")
+    premises, hypotheses = list(items["premise_text"]), list(items["hypothesis_text"])
+    chosen = [m.strip() for m in models.split(",") if m.strip()]
+    results: dict = {"machine": bench.machine(), "cpu_count": os.cpu_count(), "speed": [], "quality": []}
+    results["load_average_start"] = bench.load_average()
+    for model in chosen:
+        if model not in available_models(lm.run.cache_dir):
+            print(f"skipped {model}: its weight package is not installed ({MODELS[model].install})")
+            continue
+        run = bench.bench_run(model, lm.run.cache_dir)
+        rows = bench.speed(
+            run, premises, hypotheses, threads=threads, batch_size=batch_size, cache_dir=lm.run.cache_dir
+        )
+        results["speed"] += rows
+        for row in rows:
+            print(
+                f"{model} {row['backend']:9s} {row['pairs_per_second']:7.1f} pairs/s "
+                f"(load {row['load_average_before'][0]:.1f})"
+            )
+        if quality:
+            try:
+                verifier = ranking_verifier(
+                    VerifierChoice(model=model), items, settings=lm.run, allow_train=False
+                )
+            except ResourceMissing as missing:
+                print(f"no F1 for {model}: {missing}")
+                continue
+            for row in bench.quality(verifier, items, threads=threads, cache_dir=lm.run.cache_dir):
+                results["quality"].append(row)
+                print(f"{model} {row['backend']:9s} lm_dev F1 {100 * row['f1']:.1f}")
+    results["load_average_end"] = bench.load_average()
+    path = out / "bench" / "rank.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {path}")
     return 0

@@ -48,7 +48,15 @@ class VerifierChoice:
     model: str = "minilm"
     patterns: tuple[str, ...] = DEFAULT_PLAN.patterns
     seeds: tuple[int, ...] = DEFAULT_PLAN.seeds
-    dataset: str = "sherliic"  # the benchmark whose labelled items train it
+    dataset: str = "sherliic"  # the loaded benchmark whose training items train it (baselines.lm.methods)
+
+    @classmethod
+    def of(
+        cls, model: str, patterns: tuple[str, ...] | None = None, seeds: tuple[int, ...] | None = None
+    ) -> VerifierChoice:
+        """The choice with the defaults where `patterns` or `seeds` is None (not given)."""
+        defaults = cls()
+        return cls(model=model, patterns=patterns or defaults.patterns, seeds=seeds or defaults.seeds)
 
     def __post_init__(self) -> None:
         try:
@@ -61,10 +69,6 @@ class VerifierChoice:
                     raise ConfigurationError(f"unknown pattern {name!r}; known: {'; '.join(PATTERNS)}")
         if not self.patterns or not self.seeds:
             raise ConfigurationError("a verifier needs at least one pattern and one seed")
-        if self.dataset != "sherliic":
-            raise ConfigurationError(
-                f"verifiers train on sherliic (the rules' kind of sentence), not {self.dataset}"
-            )
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def _training(items: pd.DataFrame, dataset: str) -> TrainingSet:
             f"no labelled {dataset} items are loaded to train the verifier: run `make baselines` "
             "(or `sherliic-baselines load`) first"
         )
-    return jobs[0][0]  # SherLIiC: dev items with lm_split=train, as `make lm` trains them
+    return jobs[0][0]  # SherLIiC: dev items with lm_split=train; Levy/Holt: train, as `make lm` trains them
 
 
 def ranking_verifier(
