@@ -29,9 +29,9 @@ def scored_candidates(target: Target, verifier_key: str, backend: str) -> pd.Dat
 
 
 def spearman(frame: pd.DataFrame, column: str) -> float:
-    """Rank correlation of the verifier score with a column (NaN with fewer than 3 candidates)."""
-    if len(frame) < 3:
-        return math.nan
+    """Rank correlation of the verifier score with a column (NaN where it is undefined)."""
+    if len(frame) < 3 or frame[column].nunique() < 2 or frame["verifier_score"].nunique() < 2:
+        return math.nan  # undefined for a constant column (the small demo's esr can be 1 everywhere)
     return float(frame["verifier_score"].corr(frame[column], method="spearman"))
 
 
