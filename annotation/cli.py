@@ -54,7 +54,7 @@ def cli() -> None:
 )
 @_task_option()
 @click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
-@target_options()
+@target_options(build=True)
 def sample(
     batch: str,
     premises: int,
@@ -65,9 +65,10 @@ def sample(
     out: Path | None,
     target: Target,
 ) -> None:
-    """Sample InfCands into a batch; write its CSV.
+    """Sample InfCands of a build into a batch; write its CSV.
 
-    The crowdsourcing CSV has one row per premise with its candidate hypotheses."""
+    The crowdsourcing CSV has one row per premise with its candidate hypotheses; the batch records the
+    build its candidates came from (--build, default the default build)."""
     from annotation.sampling import export_batch_csv, sample_batch
 
     summary = sample_batch(
@@ -82,8 +83,8 @@ def sample(
     out = out or annotation_out() / f"{batch}.csv"
     n_rows = export_batch_csv(target, batch, out) if summary.n_items else 0
     print(
-        f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
-        f"crowdsourcing CSV ({n_rows} rows): {out}"
+        f"batch {summary.batch_name} (build {summary.build}): {summary.n_premises} premises, "
+        f"{summary.n_items} items; crowdsourcing CSV ({n_rows} rows): {out}"
     )
 
 

@@ -63,7 +63,7 @@ def _field(value) -> str:
 
 def export_verifier_scores(marts: Marts, out_dir: Path) -> int:
     """Write rules_verifier.tsv into `out_dir`; returns its data rows."""
-    build = marts.target.build or "default"  # results name the default build so
+    build = marts.target.build_name
     ranked = marts.has_table("results", "verifier_scores") and marts.has_table("results", "verifiers")
     n_rows = 0
     with (out_dir / VERIFIER_FILE).open("w", encoding="utf-8", newline="") as handle:

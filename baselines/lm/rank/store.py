@@ -17,12 +17,9 @@ import pandas as pd
 from baselines.lm.rank.verifiers import RankingVerifier
 from warehouse.target import Target
 
-DEFAULT_BUILD = "default"  # the build without a name (schema warehouse), as results name it
-
-
 def build_name(target: Target) -> str:
-    """The key of the Target's build in the results: its name, or "default"."""
-    return target.build or DEFAULT_BUILD
+    """The key of the Target's build in the results: its name, or "default" (Target.build_name)."""
+    return target.build_name
 
 
 class ScoreStore:
