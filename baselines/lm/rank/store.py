@@ -17,6 +17,7 @@ import pandas as pd
 from baselines.lm.rank.verifiers import RankingVerifier
 from warehouse.target import Target
 
+
 def build_name(target: Target) -> str:
     """The key of the Target's build in the results: its name, or "default" (Target.build_name)."""
     return target.build_name
