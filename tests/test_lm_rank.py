@@ -23,7 +23,7 @@ from baselines.datasets import load_benchmark, load_items
 from baselines.lm import models
 from baselines.lm.rank import ranking as ranking_module
 from baselines.lm.rank.candidates import candidate_frame, candidates_query, readable_argument, rule_sentences
-from baselines.lm.rank.ranking import RankSettings, rank_candidates
+from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates
 from baselines.lm.rank.store import ScoreStore
 from baselines.lm.rank.verifiers import RankingVerifier, VerifierChoice, ranking_verifier
@@ -242,14 +242,14 @@ def test_spark_ranks_like_postgres(make_target, lm_cache, tmp_path):
         backend="onnx-fp32", threads=1, chunk_size=64, cache_dir=lm_cache, show_progress=False
     )
     on_postgres = rank_candidates(postgres, verifier, settings)
-    on_spark = rank_candidates(spark, verifier, settings)
+    on_spark = rank_in_child_process(spark, verifier, settings)  # then dbt may use the catalog
     assert on_spark.candidates == on_postgres.candidates == on_spark.scored > 64  # several chunks and waves
     a = stored(postgres, verifier, "onnx-fp32").set_index("candidate_key")
     b = stored(spark, verifier, "onnx-fp32").set_index("candidate_key").loc[a.index]
     assert (a["premise_sentence"] == b["premise_sentence"]).all()
     assert (a["hypothesis_sentence"] == b["hypothesis_sentence"]).all()
     np.testing.assert_allclose(b["verifier_score"], a["verifier_score"], atol=1e-5, rtol=0)
-    assert rank_candidates(spark, verifier, settings).scored == 0  # a re-run on Spark is a no-op too
+    assert rank_in_child_process(spark, verifier, settings).scored == 0  # a re-run is a no-op on Spark too
 
     # the copy in the Spark catalog feeds the mart and the export there
     run_dbt(spark, ["run", "--select", "candidate_verifier_scores", "--quiet"])

@@ -23,7 +23,7 @@ from baselines.datasets import load_benchmark, load_items
 from baselines.lm.models import MODELS, available_models
 from baselines.lm.plan import LmSettings
 from baselines.lm.rank import bench
-from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates
+from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates, rank_in_child_process
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
 from baselines.lm.rank.store import build_name
 from baselines.lm.rank.verifiers import VerifierChoice, ranking_verifier
@@ -133,9 +133,12 @@ def rank_command(
         cache_dir=lm.run.cache_dir,
         **({"threads": threads} if threads else {}),
     )
-    summary = rank_candidates(target, verifier, settings)
+    if target.engine == "spark" and mart:  # dbt needs the catalog's one-process metastore afterwards
+        summary = rank_in_child_process(target, verifier, settings)
+    else:
+        summary = rank_candidates(target, verifier, settings)
     print(summary.line())
-    if mart:  # after the ranking let go of the (Spark: one-process) catalog
+    if mart:
         run_dbt(target, ["run", "--select", MART])
     if plot and summary.candidates:
         frame = scored_candidates(target, verifier.key, settings.backend)

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
 import re
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,6 +128,14 @@ def rank_candidates(target: Target, verifier: RankingVerifier, settings: RankSet
         scored=scored,
         seconds=time.perf_counter() - start,
     )
+
+
+def rank_in_child_process(target: Target, verifier: RankingVerifier, settings: RankSettings) -> RankSummary:
+    """rank_candidates in a spawned child process. On Spark the process that held a session keeps its JVM,
+    and with it the catalog's one-process Derby metastore, until it exits: a dbt run after the ranking
+    (the mart) needs the ranking's process gone."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(rank_candidates, target, verifier, settings).result()
 
 
 def _progress(total: int, done: int, settings: RankSettings, verifier: RankingVerifier) -> tqdm:
