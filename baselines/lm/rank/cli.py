@@ -217,9 +217,8 @@ def bench_rank_command(
             )
         if quality:
             try:
-                verifier = ranking_verifier(
-                    VerifierChoice(model=model), items, settings=lm.run, allow_train=False
-                )
+                choice = VerifierChoice.of(model, quality_patterns, quality_seeds)
+                verifier = ranking_verifier(choice, items, settings=lm.run, allow_train=False)
             except ResourceMissing as missing:
                 print(f"no F1 for {model}: {missing}")
                 continue
