@@ -10,7 +10,7 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-types batches extract-real dbt-run \
 	dbt-test export dbt-docs baselines baseline probe combination noisy-labels fidelity bench bench-extract \
-	bench-candidates bench-baselines bench-spark lm lm-deps bench-lm annotate-sample annotate-serve browser-deps \
+	bench-candidates bench-baselines bench-spark lm lm-deps bench-lm rank bench-rank annotate-sample annotate-serve browser-deps \
 	spark-deps constraints clean
 
 help: ## List every target with a one-line description
@@ -106,6 +106,12 @@ lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every b
 
 bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
+
+rank: $(LM_STAMP) ## Score every InfCand of the build with a verifier -> results.verifier_scores, mart, out/rank/ (ARGS=…)
+	$(BIN)/sherliic-lm rank $(ARGS)
+
+bench-rank: $(LM_STAMP) ## Ranking speed: pairs/s per model and backend at 2 threads -> out/bench/rank.json
+	$(BIN)/sherliic-lm bench-rank $(ARGS)
 
 probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per benchmark -> out/probe/
 	$(BIN)/python -m baselines.probe

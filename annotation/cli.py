@@ -194,7 +194,7 @@ def render(path: str, type_a: str | None, type_b: str | None) -> None:
     """Render a path as an English sentence.
 
     TYPE_A and TYPE_B (optional) name the arguments' types."""
-    from annotation.render import render_relation
+    from deppath.render import render_relation
 
     print(render_relation(path, type_a, type_b).text)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from annotation.render import render_candidate
+from deppath.render import render_candidate
 from warehouse.builds import build_ref
 from warehouse.export import spreadsheet_safe
 from warehouse.target import Target

@@ -189,7 +189,7 @@ def test_an_export_writes_a_manifest_naming_its_build(two_builds: Target, tmp_pa
     assert manifest["record"]["vars"]["corpora"] is None
     assert set(manifest["files"]) == {
         "teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json",
-        "rules.tsv", "relation_rules.tsv",
+        "rules.tsv", "relation_rules.tsv", "rules_verifier.tsv",
     }  # fmt: skip
     for name, described in manifest["files"].items():
         data = (out / name).read_bytes()

@@ -26,7 +26,7 @@ URL_PARAMETERS = {"url", "database_url", "db_url", "dsn"}
 # calls that open a connection or a session: only warehouse/ makes them
 OPENERS = {("psycopg", "connect"), ("SparkSession", "builder"), ("sqlalchemy", "create_engine")}
 # project modules that import an optional extra at their top, so that others import them lazily
-OPTIONAL_EXTRA_MODULES = {"baselines.lm.encoder"}
+OPTIONAL_EXTRA_MODULES = {"baselines.lm.encoder", "baselines.lm.inference"}
 
 
 def modules() -> list[Path]:

@@ -31,6 +31,8 @@ release formats.
 - ``manifest.json`` — what the files are: the build (name, its record in builds.builds: vars, corpora
   with batch ids and checksums, type tables, code, versions, row counts; the corpora of mart teg_corpora
   when the build has no record) and, per file, its rows, bytes and sha256.
+- ``rules_verifier.tsv`` — a verifier score for every rule of rules.tsv and verifier that ranked the
+  build (`make rank`; warehouse/export_verifier.py).
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
 
@@ -74,6 +76,7 @@ from warehouse.command_line import (
     version_option,
 )
 from warehouse.errors import DatabaseUnavailable, print_error
+from warehouse.export_verifier import VERIFIER_FILE, export_verifier_scores
 from warehouse.marts import Marts
 from warehouse.target import ENGINES, Target
 
@@ -375,6 +378,7 @@ def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[s
                 counts[name] = _copy_to_file(marts.connection, query, path, header=header is not None)
             else:
                 counts[name] = _write_rows(marts.stream(query), path, header)
+        counts[VERIFIER_FILE] = export_verifier_scores(marts, out)  # the rules' verifier scores (make rank)
         corpora = [row[0] for row in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
     return counts, corpora
 

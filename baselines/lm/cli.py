@@ -43,6 +43,7 @@ from baselines.lm.methods import (
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
+from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context
@@ -405,6 +406,10 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
 def _load_average() -> list[str]:
     with open("/proc/loadavg") as f:
         return f.read().split()[:3]
+
+
+cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (baselines/lm/rank/)
+cli.add_command(bench_rank_command)  # `make bench-rank`
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,8 @@ sqlfluff's dbt templater needs a live database connection (it fills dbt's relati
 models are linted with the jinja templater instead. Its dbt builtins cover ref, source, config and
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
-``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, and ``builtins.ref``
+``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target`` (the
+default build's schema), and ``builtins.ref``
 with ``execute`` false (the project overrides ``ref``: macros/atomic_publish.sql).
 """
 
@@ -67,11 +68,19 @@ class _Builtins:
         return RelationEmulator(args[-1])
 
 
+class _Target:
+    """dbt's `target` of the default build on Postgres (macros/current_build_name.sql reads its schema)."""
+
+    type = "postgres"
+    schema = "warehouse"
+
+
 adapter = _Adapter()
 builtins = _Builtins()
 execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()
 exceptions = _Exceptions()
+target = _Target()
 
 
 def tojson(value: Any, default: Any = None) -> str:
