@@ -323,6 +323,82 @@ def train_command(
     return 0
 
 
+@cli.command("select")
+@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option(
+    "--patterns",
+    default="x, which means that y",
+    show_default=True,
+    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both.",
+)
+@click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
+@click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
+@click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
+@click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
+@click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
+@click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
+@workers_option
+@out_option
+@target_options(engines=ENGINES)
+def select_command(
+    target: Target,
+    model: str,
+    patterns: str,
+    dataset: str,
+    extra: tuple[str, ...],
+    direction: float,
+    epochs: int | None,
+    seeds: tuple[int, ...],
+    old_split: bool,
+    workers: int | None,
+    out: Path,
+) -> int:
+    """Judge one candidate on predicate-disjoint folds; rows merged into out/lm/selection.{csv,md}."""
+    from baselines.lm import selection
+    from baselines.lm.verifier import VerifierSpec
+
+    settings = LmSettings.from_environment()
+    spec = VerifierSpec(
+        model=model,
+        patterns=tuple(p.strip() for p in patterns.split(";") if p.strip()),
+        dataset=dataset,
+        extra=extra,
+        seeds=seeds or (0, 1, 2),
+        direction=direction,
+        epochs=epochs,
+        folds=settings.plan.folds,
+    )
+    _installed_models(replace(settings, models=(model,)))
+    items = loaded_items(target)
+    if not (items["dataset"] == dataset).any():
+        raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
+    start, load_before = time.perf_counter(), _load_average()
+    judged, scores = selection.honest_scores(spec, items, settings, workers=workers or default_workers())
+    rows = selection.honest_rows(spec, judged, scores)
+    if old_split:
+        rows += selection.old_split_rows(spec, items, settings)
+    seconds, load_after = time.perf_counter() - start, _load_average()
+    path = out / "lm" / "selection.csv"
+    frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g")
+    (out / "lm" / "selection.md").write_text(selection.markdown(frame))
+    log = {
+        "candidate": selection.candidate_name(spec),
+        "seeds": list(spec.seeds),
+        "seconds": round(seconds),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "workers": workers or default_workers(),
+    }
+    with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(log) + "\n")
+    shown = pd.DataFrame(rows)[["protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "roc_auc"]]
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
+    return 0
+
+
 def loaded_items(target: Target) -> pd.DataFrame:
     """Every loaded benchmark item (the Target's Postgres side); a usage error when there is none."""
     items = datasets.load_items(target)
