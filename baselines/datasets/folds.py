@@ -42,17 +42,22 @@ def _norm(text: object) -> str:
 
 
 def predicate_keys(items: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-    """The premise and hypothesis predicate of each item: SherLIiC's relation paths, Levy/Holt's triple
-    middles (lower-cased), else the whole sentence (items without a predicate of their own)."""
+    """The premise and hypothesis predicate of each item: SherLIiC's relation paths; the triple middles
+    of Levy/Holt (lower-cased, as written: the overlap figures of docs/lm.md count these), their parsed
+    paths where a middle is missing; else the whole sentence (an item without a predicate of its own)."""
+    dataset = items["dataset"].astype(str) if "dataset" in items else pd.Series("", index=items.index)
+    sherliic = dataset.eq("sherliic")
+
+    def text(column: str) -> pd.Series:
+        if column not in items:
+            return pd.Series([None] * len(items), index=items.index, dtype=object)
+        return items[column].map(lambda v: _norm(v) if isinstance(v, str) and v.strip() else None)
 
     def side(name: str) -> pd.Series:
-        keys = pd.Series([None] * len(items), index=items.index, dtype=object)
-        for column in (f"{name}_path", f"{name}_middle"):
-            if column in items:
-                value = items[column].map(lambda v: _norm(v) if isinstance(v, str) and v.strip() else None)
-                keys = keys.where(keys.notna(), value)
-        text = items[f"{name}_text"].map(_norm)
-        return keys.where(keys.notna(), "text:" + text)
+        path, middle = text(f"{name}_path"), text(f"{name}_middle")
+        keys = path.where(sherliic, middle)
+        keys = keys.where(keys.notna(), middle.where(sherliic, path))
+        return keys.where(keys.notna(), "text:" + items[f"{name}_text"].map(_norm))
 
     return side("premise"), side("hypothesis")
 
