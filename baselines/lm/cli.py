@@ -35,6 +35,7 @@ from baselines.evaluate import RESULT_COLUMNS, evaluate_baseline, evaluate_many,
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
+    ITEMS,
     ensemble_scores,
     fine_tuned_scores,
     keep_rows,
@@ -44,8 +45,9 @@ from baselines.lm.models import MODELS, ModelMissing, available_models, require_
 from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
 from baselines.lm.runs import cached_runs
+from baselines.lm.selection import pd_cv_evaluation
 from baselines.probe import sherliic_splits
-from baselines.registry import Baseline, Context
+from baselines.registry import Baseline, Context, get
 from warehouse import command_line
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
@@ -83,7 +85,9 @@ def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str])
                     return fine_tuned_scores(group, model, patterns, c, plan, (seed,))
 
                 bl = Baseline(f"{method} seed {seed}", score, True, "", on_top_of_lemma=False)
-                ev = keep_rows(evaluate_baseline(bl, items, ctx))
+                ev = evaluate_baseline(bl, items, ctx)
+                ev.extend(pd_cv_evaluation([bl], items, ctx))
+                ev = keep_rows(ev)
                 rows += [{**r, "method": method, "seed": seed} for r in ev.rows]
     return pd.DataFrame(rows)
 
@@ -249,7 +253,10 @@ def run_command(
         print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {plan}")
         fill_cache(items, planned_jobs(items, models, plan), settings, workers or default_workers())
         ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
-        ev = keep_rows(evaluate_many([*names, COMBINATION], items, ctx))
+        ctx.cache[ITEMS] = items  # where a dataset's models find the items of the datasets they train on
+        ev = evaluate_many([*names, COMBINATION], items, ctx)
+        ev.extend(pd_cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
+        ev = keep_rows(ev)
         for name, why in ev.skipped.items():
             print(f"skipped {name}: {why}")
         for name, why in ev.failed.items():

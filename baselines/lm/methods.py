@@ -280,19 +280,14 @@ def register_methods(settings: LmSettings) -> None:
                     _register_pattern(model, pattern)
 
 
-def _in_sample(method: str) -> bool:
-    """Fine-tuned methods scored their own training items; SherLIiC's full-dev row mixes those in."""
-    return method.startswith("lm:") and "zero-shot" not in method
-
-
 def keep_rows(ev: Evaluation, only_lm: bool = False) -> Evaluation:
-    """Drop rows that say nothing: no covered item, or the in-sample SherLIiC dev row of a fine-tuned LM
-    (`only_lm`: touch `lm:` rows only, as `sherliic-baselines` does for the other methods' rows)."""
+    """Drop rows that say nothing: no covered item (`only_lm`: touch `lm:` rows only, as
+    `sherliic-baselines` does for the other methods' rows). No LM row is in-sample any more: a fine-tuned
+    method scores the items of its training pool out of fold (cross-fitting)."""
     out = Evaluation(skipped=ev.skipped, failed=ev.failed)
     for row in ev.rows:
         key = (row["method"], row["dataset"], row["split"])
-        uninformative = row["n_covered"] == 0 and (not only_lm or row["method"].startswith("lm:"))
-        if uninformative or (_in_sample(row["method"]) and key[1:] == ("sherliic", "dev")):
+        if row["n_covered"] == 0 and (not only_lm or row["method"].startswith("lm:")):
             continue
         out.rows.append(row)
         out.curves[key] = ev.curves[key]

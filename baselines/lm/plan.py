@@ -175,8 +175,11 @@ class Plan:
         return chosen + ((HYPOTHESIS_ONLY,) if _matches(dataset, self.hypothesis_only) else ())
 
     def recipe(self, model: str, pattern: str, seed: int, n_train: int) -> Recipe:
+        """The recipe of a run on n_train items; a joint multi-pattern run sees each item once per pattern,
+        so its epochs follow n_train x patterns (every run costs about the same)."""
         base = BASE_RECIPE[model]
-        epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / max(1, n_train))))
+        n_texts = max(1, n_train * len(pattern_names(pattern)))
+        epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / n_texts)))
         direction = self.direction if pattern != HYPOTHESIS_ONLY else 0.0
         return replace(base, pattern=pattern, seed=seed, epochs=epochs, direction_weight=direction)
 

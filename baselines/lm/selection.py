@@ -28,13 +28,15 @@ import pandas as pd
 
 from baselines import metrics
 from baselines.datasets.folds import pool_mask
+from baselines.evaluate import Evaluation
 from baselines.lm.jobs import fill_cache, planned_jobs
-from baselines.lm.methods import ALLOW_COMPUTE, ITEMS, cross_fit, seed_scores
+from baselines.lm.methods import ALLOW_COMPUTE, ITEMS, cross_fit, lm_settings, other_items, seed_scores
 from baselines.lm.plan import LmSettings, Plan
 from baselines.lm.runs import TrainingSet, run_scores
 from baselines.lm.verifier import VerifierSpec
-from baselines.registry import Context
+from baselines.registry import Baseline, Context, ResourceMissing
 
+PD_CV = "pd_cv"  # the split of the honest rows: labelled pool items inside a fold, out-of-fold scores
 METRICS = ["precision", "recall", "f1", "auc_pr50", "auc_norm", "roc_auc"]
 SELECTION_COLUMNS = ["candidate", "protocol", "dataset", "seed", "n_items", "n_cut", *METRICS]
 
@@ -273,3 +275,55 @@ def merge(new: pd.DataFrame, old: pd.DataFrame | None) -> pd.DataFrame:
     replaced = set(map(tuple, new[key].to_numpy().tolist()))
     keep = [tuple(k) not in replaced for k in old[key].to_numpy().tolist()]
     return pd.concat([old[keep], new], ignore_index=True)[SELECTION_COLUMNS]
+
+
+def pd_cv_evaluation(baselines: list[Baseline], items: pd.DataFrame, ctx: Context) -> Evaluation:
+    """The `pd_cv` rows of `make lm` (beside the harness's dev / lm_dev / test rows): each method's scores
+    of the labelled pool items inside a fold, cross-fitted thresholds (RESULT_COLUMNS; threshold NaN, as
+    each fold has its own). A fine-tuned method's pool scores are out of fold (baselines.lm.methods), a
+    zero-shot one's need no training; the folds are those of the dataset's cross-fit under the method's
+    plan (a Levy/Holt subset: its Levy/Holt items' folds)."""
+    out = Evaluation()
+    settings = lm_settings(ctx)
+    for bl in baselines:
+        method = bl.name.split(" seed ")[0]
+        for dataset, group in items.groupby("dataset", sort=True):
+            pool = group[pool_mask(group)]
+            if pool.empty:
+                continue
+            plan = settings.plan_for(method, str(dataset))
+            fit = cross_fit(pool, str(dataset), plan, other_items(pool, ctx, plan))
+            if fit is None:
+                continue
+            try:
+                raw = bl.score(pool, ctx).reindex(pool.index)
+            except ResourceMissing as exc:
+                out.skipped[bl.name] = str(exc)
+                continue
+            folds = fit.fold_of(pool).to_numpy()
+            covered = raw.notna().to_numpy()
+            inside = (folds >= 0) & covered
+            if not inside.any():
+                continue
+            labels = pool["label"].to_numpy(bool)[inside]
+            scores = raw.to_numpy(float)[inside]
+            pred = metrics.cross_fitted_predictions(labels, scores, folds[inside])
+            p, r, f1 = metrics.precision_recall_f1(labels, pred)
+            out.rows.append(
+                {
+                    "method": bl.name,
+                    "dataset": dataset,
+                    "split": PD_CV,
+                    "threshold": float("nan"),
+                    "precision": p,
+                    "recall": r,
+                    "f1": f1,
+                    "auc_pr50": metrics.auc_pr_above(labels, scores),
+                    "auc_norm": metrics.auc_normalized(labels, scores),
+                    "roc_auc": metrics.roc_auc(labels, scores),
+                    "n_items": int((folds >= 0).sum()),
+                    "n_covered": int(inside.sum()),
+                }
+            )
+            out.curves[(bl.name, str(dataset), PD_CV)] = (labels, scores)
+    return out

@@ -193,20 +193,24 @@ def score_pairs(
     stats: RunStats | None = None,
 ) -> np.ndarray:
     """Entailment probabilities of the pairs (aligned with `premises`): the mean over the verifier's runs.
-    Runs that are not trained yet are trained first when `allow_compute` (else ResourceMissing). `store`:
+    Runs that are not trained yet are trained first when `allow_compute` (else ResourceMissing; pairs are
+    scored with the cached weights either way). `store`:
     add the scored pairs to each run's scores.json (the benchmarks do; a caller with many pairs keeps its
     own)."""
     if len(premises) != len(hypotheses):
         raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
     if len(premises) == 0:
         return np.zeros(0, dtype=float)
+    if not allow_compute:  # never train; scoring new pairs with cached weights is fine
+        for recipe, training in verifier.runs():
+            trained_weights(recipe, training, allow_compute=False, settings=settings)
     runs = [
         run_scores(
             recipe,
             training,
             [str(p) for p in premises],
             [str(h) for h in hypotheses],
-            allow_compute=allow_compute,
+            allow_compute=True,
             settings=settings,
             show_progress=show_progress,
             stats=stats,
