@@ -2,13 +2,16 @@
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs (parallel workers, baselines.lm.jobs), scores every loaded benchmark with every
-    `lm:` method and the learned combination (which then has the LM zero-shot features), replaces their
-    rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores
-    results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the pd_cv
+    rows of the `lm:` methods (baselines.lm.selection), replaces their rows in out/baselines.csv, rewrites
+    out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and writes the
+    per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
+python -m baselines.lm.cli select --model minilm --patterns 'x, which means that y' --dataset sherliic
+    judges one candidate on predicate-disjoint folds -> out/lm/selection.{csv,md} (baselines.lm.selection)
 
 `run` and `train` read their plan and settings from the environment once (baselines.lm.plan.LmSettings);
 `run` records the plan behind every row it wrote beside the run cache, for the commands that read it later.
@@ -108,7 +111,8 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
         "# LM methods: mean ± sd over seeds",
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
-        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train). In %.",
+        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
+        "pd_cv: the labelled pool inside the predicate-disjoint folds, cross-fitted thresholds. In %.",
         "",
         "| method | dataset | split | seeds | P | R | F1 | AUC(p≥.5) | AUC norm |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",

@@ -109,17 +109,26 @@ def planned_jobs(
     jobs = []
     for model in models:
         jobs += [Job(model, ZERO_SHOT)] if zero_shot else []
+        seen = set()  # one job per run: a subset scored by Levy/Holt's models shares that dataset's runs
         for dataset in sorted({str(d) for d in items["dataset"]}) if fine_tuned else ():
             patterns = plan.patterns_for(model, dataset)
             if not patterns:
                 continue
             group = items[items["dataset"] == dataset]
             needed = items[items["dataset"].isin(datasets_needed(dataset, plan))]
-            parts = range(len(training_jobs(group, plan, needed)))
+            parts = training_jobs(group, plan, needed)
             for pattern in patterns:
-                jobs += [
-                    Job(model, pattern, dataset, seed, part) for seed in seeds or plan.seeds for part in parts
-                ]
+                for seed in seeds or plan.seeds:
+                    for number, part in enumerate(parts):
+                        run = (
+                            pattern,
+                            seed,
+                            plan.recipe(model, pattern, seed, part.n_nominal),
+                            part.training.hash,
+                        )
+                        if run not in seen:
+                            seen.add(run)
+                            jobs.append(Job(model, pattern, dataset, seed, number))
     return jobs
 
 
