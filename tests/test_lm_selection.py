@@ -266,3 +266,33 @@ def test_the_directional_loss_keeps_pairs_in_one_batch():
     assert sorted(i for b in batches for i in b) == list(range(10))
     for i, j in [(0, 1), (4, 7)]:
         assert any(i in b and j in b for b in batches)
+
+
+def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
+    from baselines.lm.methods import training_jobs
+    from baselines.lm.verifier import verifier_of_plan
+
+    items = levy_holt_like()
+    test = items.iloc[:3].assign(
+        split="test", premise_text=lambda d: d["premise_text"].str.replace("Anna", "Kim")
+    )
+    items = pd.concat([items, test], ignore_index=True)
+    plan = Plan.from_environment(
+        {
+            "LM_FINETUNE": "minilm:levy_holt",
+            "LM_PATTERNS": "y because x",
+            "LM_SEEDS": "2",
+            "LM_DIRECTION": "1",
+        }
+    )
+    spec = verifier_of_plan(plan, "levy_holt")
+    assert spec == VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), direction=1.0)
+    whole = [p for p in training_jobs(items, plan) if p.fold is None]
+    assert len(whole) == 1
+    planned = {
+        runs.run_key(plan.recipe("minilm", "y because x", seed, whole[0].n_nominal), whole[0].training.hash)
+        for seed in plan.seeds
+    }
+    verifier = build_verifier(spec, items)
+    assert {runs.run_key(r, t.hash) for r, t in verifier.runs()} == planned  # `make lm` trains its runs
+    assert verifier_of_plan(plan, "sherliic") is None

@@ -74,7 +74,7 @@ class CrossFit:
     @classmethod
     def of(cls, source: str, source_items: pd.DataFrame, extra: pd.DataFrame | None, k: int) -> CrossFit:
         pool = source_items[pool_mask(source_items)]
-        extra = extra if extra is not None else pool.iloc[:0]
+        extra = extra[pool_mask(extra)] if extra is not None else pool.iloc[:0]  # never a test file
         return cls(source, pool, item_folds(pool, k), extra)
 
     @property

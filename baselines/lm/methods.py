@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 
 from baselines.datasets import load_items
-from baselines.datasets.folds import pool_mask
 from baselines.evaluate import Evaluation
 from baselines.lm.crossfit import CrossFit, Part
 from baselines.lm.models import MODELS, model_dir, require_stack
@@ -57,7 +56,6 @@ def cross_fit(group: pd.DataFrame, dataset: str, plan: Plan, others: pd.DataFram
         source = dataset  # the serving dataset is not loaded: the dataset's own pool
     extras = [items_of(d) for d in plan.extra_training(source) if d != source]
     extra = pd.concat(extras) if extras else None
-    extra = extra[pool_mask(extra)] if extra is not None and len(extra) else None
     fit = CrossFit.of(source, items_of(source), extra, plan.folds)
     return fit if len(fit.pool) else None
 

@@ -34,8 +34,8 @@ import pandas as pd
 
 from baselines.lm.crossfit import CrossFit
 from baselines.lm.models import get_model
-from baselines.lm.patterns import PATTERNS, pattern_names
-from baselines.lm.plan import Plan
+from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS, pattern_names
+from baselines.lm.plan import DEFAULT_PLAN, Plan
 from baselines.lm.runs import (
     Recipe,
     RunSettings,
@@ -111,11 +111,34 @@ class VerifierSpec:
         )
 
 
+PATTERN_B = "x, which means that y"
 DEFAULT_RUNS = RunSettings()  # out/lm/runs, .cache/lm (a command passes its own, baselines.lm.plan)
 
+def verifier_of_plan(plan: Plan, dataset: str = "sherliic") -> VerifierSpec | None:
+    """The verifier whose runs are the plan's models of the whole `dataset` pool (the ones that score its
+    test file): the biggest model the plan fine-tunes there, with all its patterns (not the
+    hypothesis-only probe); None if the plan fine-tunes no model on it."""
+    models = [m for m in sorted(plan.finetune, key=lambda m: -get_model(m).parameters_millions)]
+    for model in models:
+        patterns = tuple(p for p in plan.patterns_for(model, dataset) if p != HYPOTHESIS_ONLY)
+        if patterns and plan.source(dataset) == dataset:
+            return VerifierSpec(
+                model=model,
+                patterns=patterns,
+                dataset=dataset,
+                extra=plan.extra_training(dataset),
+                seeds=plan.seeds,
+                direction=plan.direction,
+                epochs=plan.epochs,
+                folds=plan.folds,
+            )
+    return None
+
+
 # The verifier of the default `make lm` plan on SherLIiC (the pattern sentences of typed rules are
-# SherLIiC-like), chosen on the predicate-disjoint folds (docs/lm.md, "Honest selection").
-DEFAULT_VERIFIER = VerifierSpec(model="mpnet", patterns=("x, which means that y",))
+# SherLIiC-like), chosen on the predicate-disjoint folds (docs/lm.md, "Honest selection"): `make lm`
+# trains its runs, so they are cached once `make lm` ran.
+DEFAULT_VERIFIER = verifier_of_plan(DEFAULT_PLAN) or VerifierSpec(model="minilm", patterns=(PATTERN_B,))
 
 
 @dataclass(frozen=True)
