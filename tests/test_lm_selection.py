@@ -296,3 +296,42 @@ def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
     verifier = build_verifier(spec, items)
     assert {runs.run_key(r, t.hash) for r, t in verifier.runs()} == planned  # `make lm` trains its runs
     assert verifier_of_plan(plan, "sherliic") is None
+
+
+@needs_lm
+def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
+    from baselines.lm import selection
+    from baselines.lm.plan import LmSettings
+
+    items = levy_holt_like(n_groups=6, per_group=5)
+    subset = items.iloc[::2].assign(dataset="levy_holt/dirposi_dirnegi")
+    items = pd.concat([items, subset], ignore_index=True)
+    spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), epochs=1, folds=3)
+    settings = LmSettings(run=runs.RunSettings(runs_dir=tmp_path / "runs"))
+    judged, scores = selection.honest_scores(spec, items, settings, workers=1)
+    assert set(judged["dataset"]) == {"levy_holt", "levy_holt/dirposi_dirnegi"}
+    for s in scores.values():  # every pool item scored out of fold
+        assert s.notna().all() and ((s > 0) & (s < 1)).all()
+    rows = selection.honest_rows(spec, judged, scores)
+    rows += selection.old_split_rows(spec, items, settings)
+    frame = pd.DataFrame(rows)
+    assert set(zip(frame.protocol, frame.dataset, frame.seed, strict=True)) == {
+        (protocol, dataset, seed)
+        for protocol, dataset in [
+            ("pd_cv", "levy_holt"),
+            ("pd_cv", "levy_holt/dirposi_dirnegi"),
+            ("old split", "levy_holt"),
+        ]
+        for seed in ("0", "1", "mean")
+    }
+    assert frame[selection.METRICS].stack().between(0, 1).all()  # every figure in [0, 1] (ROC AUC too)
+    cv = frame[(frame.protocol == "pd_cv") & (frame.dataset == "levy_holt")]
+    assert (cv.n_items + cv.n_cut == 30).all()
+    # the subset's items were scored by Levy/Holt's fold models: nothing trained for it
+    trained = {p.parent.name for p in (tmp_path / "runs").glob("*/weights.safetensors")}
+    assert len(trained) == 3 * 2 + 2  # 3 folds x 2 seeds, and the old split's model per seed
+    merged = selection.merge(frame, None)
+    again = selection.merge(frame.assign(f1=0.5), merged)  # a rerun replaces its rows
+    assert len(again) == len(frame) and (again.f1 == 0.5).all()
+    text = selection.markdown(again)
+    assert "## levy_holt/dirposi_dirnegi" in text and "| old split |" in text
