@@ -17,7 +17,7 @@ from psycopg.types.json import Jsonb
 
 from annotation.render import render_candidate
 from warehouse.export import spreadsheet_safe
-from warehouse.server import connect, ensure_schema
+from warehouse.target import Target
 
 STRATA = {
     "none": "''",
@@ -125,6 +125,7 @@ def _top_distinct(values: list[str], n: int) -> list[str]:
 
 
 def sample_batch(
+    target: Target,
     batch_name: str,
     n_premises: int,
     *,
@@ -132,16 +133,16 @@ def sample_batch(
     seed: int = 0,
     stratify_by: str = "none",
     task: str = "sherliic",
-    url: str | None = None,
-    schema: str = "warehouse",
 ) -> SampleSummary:
-    """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables."""
+    """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables
+    (the candidates of the Target's marts; the batch is stored in its Postgres database)."""
     if stratify_by not in STRATA:
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
     if n_premises < 1 or hypotheses_per_premise < 1:
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
-    ensure_schema(url)
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    schema = target.marts_schema
+    target.ensure_schema()
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         if cur.execute(
             "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)
         ).fetchone():
@@ -244,9 +245,9 @@ def sample_batch(
     return SampleSummary(batch_name, len(group_numbers), len(rows))
 
 
-def batch_groups(batch_name: str, url: str | None = None) -> list[dict]:
+def batch_groups(target: Target, batch_name: str) -> list[dict]:
     """The batch's premise groups in order: premise fields plus a list of hypothesis items."""
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         items = cur.execute(
             "select * from raw.annotation_items where batch_name = %s order by item_id", (batch_name,)
         ).fetchall()
@@ -282,14 +283,14 @@ def examples_line(examples_a: list[str], examples_b: list[str]) -> str:
     return "; ".join(parts)
 
 
-def export_batch_csv(batch_name: str, path: Path, url: str | None = None) -> int:
+def export_batch_csv(target: Target, batch_name: str, path: Path) -> int:
     """Crowdsourcing CSV: one row per premise fact, hypothesis_i_id/hypothesis_i columns (i = 1..k).
 
     Text cells are spreadsheet-safe (warehouse.export.spreadsheet_safe). Workers answer each
     hypothesis with yes / no / incomprehensible; the platform's results go back
     in through `annotation.results.import_results` (long format: item_id, worker_id, answer).
     """
-    groups = batch_groups(batch_name, url)
+    groups = batch_groups(target, batch_name)
     k = max(len(g["hypotheses"]) for g in groups)
     header = ["premise_group_id", "premise", "examples", "examples_a", "examples_b"]
     for i in range(1, k + 1):

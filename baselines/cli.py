@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -28,7 +28,7 @@ from baselines.registry import Context, get
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import InputError
 from warehouse.marts import Marts
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 
@@ -42,7 +42,7 @@ class EvaluationOptions:
     datasets: list[str] | None = None
     no_load: bool = False
     no_lemma: bool = False
-    out: Path = OUT_DIR
+    out: Path = field(default_factory=out_folder)
 
 
 def _load_benchmarks(target: Target, args: EvaluationOptions) -> None:
@@ -211,8 +211,8 @@ def evaluation_options(function: Callable) -> Callable:
         click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
-            default=OUT_DIR,
-            show_default=True,
+            default=out_folder,
+            show_default="out",
             help="Output folder.",
         ),
         target_options(engines=ENGINES),

@@ -44,7 +44,7 @@ from baselines.lm.plan import LmSettings
 from baselines.registry import REGISTRY, Context, ResourceMissing, register
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 if __name__ == "__main__":
@@ -240,7 +240,7 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
 def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
     """out/combination/{coefficients.csv, combination.md}: the evaluation rows (baselines.evaluate's
     columns) and the model's standardized coefficients."""
-    out_dir = out_dir or OUT_DIR / "combination"
+    out_dir = out_dir or out_folder() / "combination"
     out_dir.mkdir(parents=True, exist_ok=True)
     coef = combo.coefficients()
     csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"

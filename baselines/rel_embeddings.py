@@ -40,7 +40,7 @@ from baselines.registry import Context, ResourceMissing, register
 from baselines.word_vectors import word2vec_score
 from warehouse.errors import InputError
 from warehouse.marts import Marts, marts_of
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import Target
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def train_embeddings(
     from gensim.models import KeyedVectors, Word2Vec
 
     params = params or TrainParams()
-    cache_dir = cache_dir or OUT_DIR / "rel_emb"
+    cache_dir = cache_dir or out_folder() / "rel_emb"
     cache_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = marts_fingerprint(warehouse, variant)
     model_path = cache_dir / f"{variant}-{fingerprint}-{params.key()}.kv"

@@ -1,6 +1,6 @@
 """The extraction pipeline: documents → parsed with spaCy → NER options applied → SherLIiC paths.
 
-One pipeline for every caller: the loader (:mod:`extract.batches`), the demo's template check and the
+One pipeline for every caller: the loaders (:mod:`extract.loading`), the demo's template check and the
 extraction benchmark. With ``processes`` > 1 parsing and path extraction both run in worker processes
 (tasks of TASK_DOCUMENTS documents) and only the small results travel back; results always come in
 input order, and a bad document is raised (or handed to ``on_error``) when its turn comes.

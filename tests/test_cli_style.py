@@ -27,7 +27,7 @@ MODULES = sorted(
         for module in re.findall(r"\$\(BIN\)/python -m ([\w.]+)", (PROJECT_ROOT / "Makefile").read_text())
         if (PROJECT_ROOT / module.split(".")[0]).is_dir()
     }
-    | {"warehouse.synthetic_teg", "warehouse.spark_raw"}
+    | {"benchmarks.synthetic_teg", "warehouse.spark_raw"}
 )
 
 

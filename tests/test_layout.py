@@ -4,6 +4,8 @@
   sessions (everything else holds a Target);
 - no `_private` name is imported from another package;
 - no module over 600 lines;
+- project imports at module top, except in command-line modules (`--help` stays fast) and of the modules
+  that import an optional extra at their top (torch);
 - nothing writes os.environ.
 
 The import layers themselves are import-linter contracts in pyproject.toml (`make lint`).
@@ -23,6 +25,8 @@ MAX_LINES = 600
 URL_PARAMETERS = {"url", "database_url", "db_url", "dsn"}
 # calls that open a connection or a session: only warehouse/ makes them
 OPENERS = {("psycopg", "connect"), ("SparkSession", "builder"), ("sqlalchemy", "create_engine")}
+# project modules that import an optional extra at their top, so that others import them lazily
+OPTIONAL_EXTRA_MODULES = {"baselines.lm.encoder"}
 
 
 def modules() -> list[Path]:
@@ -97,3 +101,28 @@ def test_nothing_writes_the_environment() -> None:
                 ):
                     found.append(where(path, node))
     assert not found, "os.environ written (pass env= to subprocesses instead):\n" + "\n".join(found)
+
+
+def test_project_imports_at_module_top() -> None:
+    def imported(node: ast.Import | ast.ImportFrom) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [alias.name for alias in node.names]
+        base = node.module or ""
+        return [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+
+    found = []
+    for path in modules():
+        if path.name == "cli.py" or path == PROJECT_ROOT / "warehouse" / "__init__.py":
+            continue  # command lines defer what --help does not need; the package face loads pandas lazily
+        for function in ast.walk(parsed(path)):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+                    names = [n for n in imported(node) if n.split(".")[0] in PACKAGES]
+                    found += [
+                        f"{where(path, node)} {name}"
+                        for name in names
+                        if not any(name == m or name.startswith(m + ".") for m in OPTIONAL_EXTRA_MODULES)
+                    ]
+    assert not found, "project imports inside functions:\n" + "\n".join(found)

@@ -52,6 +52,17 @@ class SparkSettings:
             dbt_threads=int(threads),
         )
 
+    def environment(self) -> dict[str, str | None]:
+        """The SHERLIIC_SPARK_* variables from which :meth:`from_environment` makes these settings again
+        (None: the variable must be unset), for a child process's environment."""
+        return {
+            "SHERLIIC_SPARK_DIR": str(self.catalog_dir),
+            "SHERLIIC_SPARK_MASTER": self.master,
+            "SHERLIIC_SPARK_SHUFFLE_PARTITIONS": self.shuffle_partitions,
+            "SHERLIIC_SPARK_LOG_LEVEL": self.log_level,
+            "SHERLIIC_SPARK_DBT_THREADS": str(self.dbt_threads),
+        }
+
 
 def spark_conf(settings: SparkSettings) -> dict[str, str]:
     """Session settings shared by dbt (profile `spark`) and spark_session()."""
@@ -106,11 +117,17 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     settings.catalog_dir.mkdir(parents=True, exist_ok=True)
     builder = SparkSession.builder.appName(app_name).enableHiveSupport()
     # Spark's Python workers (the distributed extraction) run this interpreter: the project's venv
-    builder = builder.config("spark.pyspark.python", os.environ.get("PYSPARK_PYTHON", sys.executable))
+    python = os.environ.get("PYSPARK_PYTHON", sys.executable)
+    builder = builder.config("spark.pyspark.python", python)
     # spark-submit's options and spark-defaults.conf win (a cluster's master, metastore)
     submitted = {key for key, _ in SparkConf().getAll()} if "PYSPARK_GATEWAY_PORT" in os.environ else set()
     for key, value in spark_conf(settings).items():
         if key in submitted and not (key == "spark.master" and settings.master):
             continue
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    # the conf above reaches spark-submit's launcher only: the RDD and UDF workers of a session started
+    # from Python run SparkContext.pythonExec (PYSPARK_PYTHON when the context started, else `python3` on
+    # the PATH, which need not be the venv's)
+    session.sparkContext.pythonExec = python
+    return session

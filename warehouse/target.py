@@ -105,6 +105,25 @@ class Target:
         """The Postgres database at `url` (the Python API's and the tests' way in)."""
         return cls(engine="postgres", database_url=url, build=build)
 
+    def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """`environ` (default this process's) with the variables from which :meth:`from_environment`
+        makes this Target again: the ``env=`` of a child process that is to work on the same warehouse
+        (this process's own environment is never written)."""
+        env = dict(os.environ if environ is None else environ)
+        settings: dict[str, str | None] = {
+            "SHERLIIC_ENGINE": self.engine,
+            "DATABASE_URL": self.database_url,
+            "SHERLIIC_PGDATA": str(self.pgdata),
+            "SHERLIIC_BUILD": self.build,
+            **self.spark.environment(),
+        }
+        for name, value in settings.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
+
     def with_build(self, build: str | None) -> Target:
         """The same warehouse, another build."""
         return replace(self, build=build)

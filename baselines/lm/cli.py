@@ -54,7 +54,7 @@ from baselines.registry import Baseline, Context, get
 from warehouse import command_line
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 
@@ -175,8 +175,8 @@ workers_option = click.option(
 out_option = click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=OUT_DIR,
-    show_default=True,
+    default=out_folder,
+    show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
 

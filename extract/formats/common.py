@@ -1,4 +1,5 @@
-"""Helpers shared by the corpus readers: strict line reading, error routing, record checks, mention search.
+"""Helpers shared by every reader of input files (corpus formats, type tables, benchmark files, annotation
+results): strict line reading, error routing, record checks, mention search.
 
 Every input file goes through :func:`check_input_file` (exists, is a readable regular file) and is read
 with :func:`read_lines` or :func:`load_json`, which tolerate a UTF-8 byte-order mark and refuse what
@@ -8,6 +9,7 @@ reader yields goes through :func:`check_document` (one validation of ids and tex
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -166,8 +168,6 @@ def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of each row of a CSV file, read with :func:`read_lines` (UTF-8, BOM
     tolerated, no NUL); a malformed row or a field over the csv module's size limit is an InputError.
     The line number is the row's last line (a quoted field may span lines)."""
-    import csv
-
     reader = csv.reader(line + "\n" for _, line in read_lines(path))
     while True:
         try:

@@ -38,8 +38,9 @@ def strip_markup(snippet: str) -> tuple[str, list[str]]:
     return MARKUP.sub(lambda m: m.group(2).strip(), snippet), marked
 
 
-def title_from_url(url: str) -> str:
-    path = urlparse(url).path
+def title_from_url(page: str) -> str:
+    """The title of a Wikipedia page from its address (``…/wiki/To%C3%B1o_Salazar`` → ``Toño Salazar``)."""
+    path = urlparse(page).path
     if "/wiki/" not in path:
         return ""
     return unquote(path.split("/wiki/", 1)[1]).replace("_", " ").strip()
