@@ -236,8 +236,9 @@ def run_scores(
     return np.array([scores[k] for k in pairs], dtype=float)
 
 
-def run_folder(recipe: Recipe, training: TrainingSet | None, settings: RunSettings = RunSettings()) -> Path:
+def run_folder(recipe: Recipe, training: TrainingSet | None, settings: RunSettings | None = None) -> Path:
     """The cache folder of a run (recipe.json, scores.json, weights.safetensors)."""
+    settings = settings or RunSettings()
     return settings.runs_dir / run_key(recipe, "" if training is None else training.hash)
 
 
@@ -246,11 +247,12 @@ def trained_weights(
     training: TrainingSet,
     *,
     allow_compute: bool,
-    settings: RunSettings = RunSettings(),
+    settings: RunSettings | None = None,
     show_progress: bool = True,
     label: str | None = None,
 ) -> Path:
     """The weights file of a fine-tuned run, training it first if missing (and allowed)."""
+    settings = settings or RunSettings()
     folder = run_folder(recipe, training, settings)
     weights = folder / "weights.safetensors"
     if weights.is_file():

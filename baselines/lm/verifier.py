@@ -112,7 +112,7 @@ class VerifierSpec:
 
 
 PATTERN_B = "x, which means that y"
-DEFAULT_RUNS = RunSettings()  # out/lm/runs, .cache/lm (a command passes its own, baselines.lm.plan)
+
 
 def verifier_of_plan(plan: Plan, dataset: str = "sherliic") -> VerifierSpec | None:
     """The verifier whose runs are the plan's models of the whole `dataset` pool (the ones that score its
@@ -209,7 +209,7 @@ def score_pairs(
     premises: Sequence[str],
     hypotheses: Sequence[str],
     *,
-    settings: RunSettings = DEFAULT_RUNS,
+    settings: RunSettings | None = None,
     allow_compute: bool = True,
     show_progress: bool = False,
     store: bool = False,
@@ -222,6 +222,7 @@ def score_pairs(
     own)."""
     if len(premises) != len(hypotheses):
         raise ValueError(f"{len(premises)} premises but {len(hypotheses)} hypotheses")
+    settings = settings or RunSettings()  # out/lm/runs: a command passes its own (baselines.lm.plan)
     if len(premises) == 0:
         return np.zeros(0, dtype=float)
     if not allow_compute:  # never train; scoring new pairs with cached weights is fine
@@ -246,10 +247,11 @@ def score_pairs(
 
 
 def verifier_weights(
-    verifier: Verifier, *, settings: RunSettings = DEFAULT_RUNS, allow_compute: bool = True
+    verifier: Verifier, *, settings: RunSettings | None = None, allow_compute: bool = True
 ) -> list[tuple[Recipe, Path]]:
     """The weights file of each run (trained first if missing and allowed): what a faster scoring path
     (e.g. an exported ONNX model) loads; average the runs' probabilities like score_pairs."""
+    settings = settings or RunSettings()
     return [
         (recipe, trained_weights(recipe, training, allow_compute=allow_compute, settings=settings))
         for recipe, training in verifier.runs()
