@@ -42,6 +42,7 @@ from baselines.lm.methods import (
     ensemble_scores,
     fine_tuned_scores,
     keep_rows,
+    mix_scores,
     register_methods,
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
@@ -56,6 +57,8 @@ from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
+
+MIX = ("fine-tuned + zero-shot",)  # the seed table's marker of the mix method
 
 
 def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
@@ -77,12 +80,14 @@ def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str])
         variants = [(names[p], (p,)) for p in plan.patterns] + [
             (names["hypothesis-only"], (HYPOTHESIS_ONLY,))
         ]
-        for method, patterns in [*variants, (names["ensemble"], None)]:
+        for method, patterns in [*variants, (names["ensemble"], None), (names["mix"], MIX)]:
             for seed in plan.seeds:
 
                 def score(
                     group: pd.DataFrame, c: Context, patterns=patterns, seed=seed, model=model
                 ) -> pd.Series:
+                    if patterns == MIX:
+                        return mix_scores(group, model, c, plan, (seed,))
                     if patterns is None:
                         return ensemble_scores(group, model, c, plan, (seed,))
                     return fine_tuned_scores(group, model, patterns, c, plan, (seed,))

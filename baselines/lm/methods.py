@@ -6,14 +6,16 @@ Methods (per model m of baselines.lm.models):
   lm:m fine-tuned (<pattern>)    cross-encoder on the pattern sentence; score = mean probability over seeds
   lm:m fine-tuned (ensemble)     mean probability over the patterns and seeds
   lm:m hypothesis-only           the same recipe on the hypothesis alone (Li et al. 2022's probe)
+  lm:m fine-tuned + zero-shot    (1 - c) x the fine-tuned probability (mean over the dataset's patterns and
+                                 the seeds) + c x the zero-shot cosine, c = LM_COSINE_SHARE (0.75): on
+                                 unseen predicates the cosine is the better half (docs/lm.md)
 
-Training data, per benchmark family (the harness passes one dataset at a time):
-  sherliic             dev items with lm_split=train train the run that scores all dev items (its lm_dev row
-                       is the reported one); all dev items train the run that scores the test items
-  levy_holt, levy_holt/<subset>   that dataset's train split trains the run that scores all its items
-  others (zeichner, levy_holt_hosseini)   not covered (NaN; `make lm` drops such empty rows)
-Training items are scored by the model that saw them (in-sample; cross-fitting would cost 5x); the harness
-tunes thresholds on them (lm_dev: lm_split=train; Levy/Holt dev: train), see docs/lm.md.
+Training data (baselines.lm.crossfit): each dataset's items are scored by the cross-fit of its source's
+labelled pool (SherLIiC dev; Levy/Holt train+dev; a Levy/Holt subset: Levy/Holt's, LM_SCORE_WITH), plus the
+extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k predicate-disjoint folds, every
+other item (the test files) by the model of the whole pool. No item is scored by a model that saw it or a
+predicate of it, so the harness's thresholds (tuned on training splits) are tuned on out-of-sample scores.
+zeichner and levy_holt_hosseini have no training data: not covered (NaN; `make lm` drops such rows).
 
 Which plan scores a dataset (baselines.lm.plan): each method scores each dataset with
 ctx.lm.plan_for(method, dataset), i.e. `make lm`'s own plan there, and in the other commands the plan
@@ -172,6 +174,20 @@ def ensemble_scores(
     return out
 
 
+def mix_scores(
+    items: pd.DataFrame, model: str, ctx: Context, plan: Plan, seeds: tuple[int, ...] | None = None
+):
+    """(1 - c) x fine-tuned (mean over the dataset's patterns and the seeds) + c x zero-shot cosine."""
+    out = pd.Series(np.nan, index=items.index, dtype=float)
+    for dataset, group in items.groupby("dataset", sort=True):
+        patterns = tuple(p for p in plan.patterns_for(model, str(dataset)) if p != HYPOTHESIS_ONLY)
+        if patterns:
+            tuned = fine_tuned_scores(group, model, patterns, ctx, plan, seeds)
+            cosine = zero_shot_scores(group, model, ctx)
+            out[group.index] = (1 - plan.cosine_share) * tuned + plan.cosine_share * cosine
+    return out
+
+
 def zero_shot_scores(items: pd.DataFrame, model: str, ctx: Context) -> pd.Series:
     scores = run_scores(
         Recipe.zero_shot(model),
@@ -247,6 +263,16 @@ def _register_model(model: str) -> None:
         return by_plan(
             names["ensemble"], items, ctx, lambda group, plan: ensemble_scores(group, model, ctx, plan)
         )
+
+    @register(
+        names["mix"],
+        tunable=True,
+        on_top_of_lemma=False,
+        description=f"{model}: 1/4 fine-tuned probability + 3/4 zero-shot cosine (LM_COSINE_SHARE)",
+    )
+    def mix(items: pd.DataFrame, ctx: Context) -> pd.Series:
+        _check(model, ctx)
+        return by_plan(names["mix"], items, ctx, lambda group, plan: mix_scores(group, model, ctx, plan))
 
     @register(
         names["hypothesis-only"],

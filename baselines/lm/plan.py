@@ -19,6 +19,8 @@ The plan of `make lm` and `train` comes from their environment, so the runs can 
                    `levy_holt/*=levy_holt`: the subsets are re-splits of Levy/Holt's own items)
   LM_TRAIN_WITH    glob=dataset[,dataset];...: extra training data (e.g. `sherliic=levy_holt`)
   LM_DIRECTION     weight of the directional loss on pairs seen in both directions (default 0)
+  LM_COSINE_SHARE  share of the zero-shot cosine in `lm:<m> fine-tuned + zero-shot` (default 0.75; the
+                   rest is the fine-tuned probability, mean over the dataset's patterns and the seeds)
 Process settings (any command): SHERLIIC_OUT (the run cache), LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE
 (runs.RunSettings).
 
@@ -106,6 +108,7 @@ class Plan:
     score_with: tuple[tuple[str, tuple[str, ...]], ...] = (("levy_holt/*", ("levy_holt",)),)
     train_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
     direction: float = 0.0
+    cosine_share: float = 0.75
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Plan:
@@ -135,6 +138,7 @@ class Plan:
             score_with=_mapping(environ, "LM_SCORE_WITH", "levy_holt/*=levy_holt"),
             train_with=_mapping(environ, "LM_TRAIN_WITH", ""),
             direction=_weight(environ, "LM_DIRECTION", "0"),
+            cosine_share=min(1.0, _weight(environ, "LM_COSINE_SHARE", "0.75")),
         )
 
     def to_dict(self) -> dict:
@@ -150,6 +154,7 @@ class Plan:
             "score_with": [[glob, list(values)] for glob, values in self.score_with],
             "train_with": [[glob, list(values)] for glob, values in self.train_with],
             "direction": self.direction,
+            "cosine_share": self.cosine_share,
         }
 
     @classmethod
@@ -165,6 +170,7 @@ class Plan:
             score_with=tuple((g, tuple(v)) for g, v in data.get("score_with", [])),
             train_with=tuple((g, tuple(v)) for g, v in data.get("train_with", [])),
             direction=float(data.get("direction", 0.0)),
+            cosine_share=float(data.get("cosine_share", 0.75)),
         )
 
     def patterns_for(self, model: str, dataset: str) -> tuple[str, ...]:
@@ -204,6 +210,7 @@ def method_names(model: str, patterns: Iterable[str]) -> dict[str, str]:
         "zero-shot": f"lm:{model} zero-shot cosine",
         "hypothesis-only": f"lm:{model} hypothesis-only",
         "ensemble": f"lm:{model} fine-tuned (ensemble)",
+        "mix": f"lm:{model} fine-tuned + zero-shot",
     }
     names.update({p: f"lm:{model} fine-tuned ({p})" for p in patterns})
     return names
