@@ -335,3 +335,24 @@ def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
     assert len(again) == len(frame) and (again.f1 == 0.5).all()
     text = selection.markdown(again)
     assert "## levy_holt/dirposi_dirnegi" in text and "| old split |" in text
+
+
+@needs_lm
+def test_the_mix_is_a_quarter_fine_tuned_and_three_quarters_cosine(tmp_path):
+    from baselines.lm.methods import ALLOW_COMPUTE, fine_tuned_scores, mix_scores, zero_shot_scores
+    from baselines.lm.plan import LmSettings
+    from baselines.registry import Context
+
+    items = levy_holt_like(n_groups=4, per_group=4)
+    plan = Plan.from_environment(
+        {"LM_FINETUNE": "minilm:levy_holt", "LM_PATTERNS": "y because x", "LM_SEEDS": "1", "LM_FOLDS": "2"}
+    )
+    assert plan.cosine_share == 0.75
+    plan = Plan.from_dict({**plan.to_dict(), "epochs": 1})
+    ctx = Context(lm=LmSettings(plan=plan, run=runs.RunSettings(runs_dir=tmp_path)))
+    ctx.cache[ALLOW_COMPUTE] = True
+    mixed = mix_scores(items, "minilm", ctx, plan)
+    tuned = fine_tuned_scores(items, "minilm", ("y because x",), ctx, plan)
+    cosine = zero_shot_scores(items, "minilm", ctx)
+    np.testing.assert_allclose(mixed, 0.25 * tuned + 0.75 * cosine)
+    assert mixed.notna().all()
