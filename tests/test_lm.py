@@ -183,7 +183,7 @@ def test_fine_tune_is_deterministic_and_cached(tmp_path, monkeypatch) -> None:
     assert not new.trained and new.scored == 1
 
 
-QUICK_PLAN = {"LM_SEEDS": "1", "LM_EPOCHS": "1", "LM_FINETUNE": "minilm:sherliic"}
+QUICK_PLAN = {"LM_SEEDS": "1", "LM_EPOCHS": "1", "LM_FINETUNE": "minilm:sherliic", "LM_FOLDS": "2"}
 
 
 @needs_lm
@@ -310,7 +310,8 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
         assert lm_cli.main(["run", "--no-load", "--workers", "1", "--out", str(out)]) == 0
         by_lm = pd.read_csv(out / "baselines.csv")
         by_lm = by_lm[by_lm.method == method].reset_index(drop=True)
-        assert list(by_lm.split) == ["lm_dev"] and by_lm.loc[0, "n_covered"] == 8
+        # dev and lm_dev (out-of-fold scores: no row is in-sample) and pd_cv (the honest folds)
+        assert list(by_lm.split) == ["dev", "lm_dev", "pd_cv"] and by_lm.loc[1, "n_covered"] == 8
         # later, another environment: plain, or sized for something else
         for name in custom:
             monkeypatch.delenv(name)
@@ -327,7 +328,7 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
         stored = conn.execute(
             "select split, n_covered from results.baseline_scores where method = %s", (method,)
         ).fetchall()
-    assert stored == [("lm_dev", 8)]
+    assert sorted(stored) == [("dev", 32), ("lm_dev", 8), ("pd_cv", by_lm.loc[2, "n_covered"])]
     assert method in (out / "baselines.md").read_text()
 
 
@@ -374,12 +375,12 @@ def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
     ]
 
 
-def test_uninformative_and_in_sample_rows_are_left_out() -> None:
+def test_uninformative_rows_are_left_out() -> None:
     from baselines.evaluate import Evaluation
     from baselines.lm.methods import keep_rows
 
     keys = [
-        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # in-sample: half of dev trained the model
+        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # out of fold since cross-fitting: kept
         ("lm:minilm fine-tuned (a)", "sherliic", "lm_dev", 5),
         ("lm:minilm zero-shot cosine", "sherliic", "dev", 5),  # no training: kept
         ("Patty", "zeichner", "all", 0),
@@ -391,6 +392,7 @@ def test_uninformative_and_in_sample_rows_are_left_out() -> None:
     )
     kept = [(r["method"], r["split"]) for r in keep_rows(ev, only_lm=True).rows]
     assert kept == [
+        ("lm:minilm fine-tuned (a)", "dev"),
         ("lm:minilm fine-tuned (a)", "lm_dev"),
         ("lm:minilm zero-shot cosine", "dev"),
         ("Patty", "all"),
@@ -493,31 +495,37 @@ def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
 @needs_lm
 def test_parallel_workers_fill_the_cache_like_one_process(tmp_path) -> None:
     from baselines.lm import jobs
+    from baselines.lm.methods import training_jobs
 
     environ = {**QUICK_PLAN, "LM_SEEDS": "2", "LM_PATTERNS": "y because x", "LM_HYPOTHESIS_ONLY": ""}
+    environ["LM_FOLDS"] = "2"
     items, plan = few_items(), Plan.from_environment(environ)
     planned = jobs.planned_jobs(items, ["minilm"], plan)
-    assert [(j.pattern, j.dataset, j.seed) for j in planned] == [
-        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0),
-        ("y because x", "sherliic", 0),
-        ("y because x", "sherliic", 1),
+    # one job per model of the cross-fit: 2 folds (no test items: no model of the whole pool)
+    assert [(j.pattern, j.dataset, j.seed, j.part) for j in planned] == [
+        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0, None),
+        ("y because x", "sherliic", 0, 0),
+        ("y because x", "sherliic", 0, 1),
+        ("y because x", "sherliic", 1, 0),
+        ("y because x", "sherliic", 1, 1),
     ]
     settings = LmSettings(plan=plan)
-    # x 23M parameters; fine-tuned: 24 training items x 1 epoch x 3 passes + 32 scored;
+    # x 23M parameters; fine-tuned: the fold's training items x 1 epoch x 3 passes + the items it scores;
     # zero-shot: 40 distinct sentences (10 verbs x 4 argument pairs)
-    assert planned[1].cost(items, settings) == (3 * 24 + 32) * 23
+    part = training_jobs(items, plan)[0]
+    assert planned[1].cost(items, settings) == (3 * len(part.training.labels) + len(part.index)) * 23
     assert planned[0].cost(items, settings) == 40 * 23
 
     def cache_of(workers: int, folder: str) -> dict[str, dict]:
         runs_dir = tmp_path / folder / "lm" / "runs"
         # the workers receive the settings as a value: the same run cache as the parent's
         in_folder = LmSettings(plan=plan, run=runs.RunSettings(runs_dir=runs_dir))
-        assert jobs.fill_cache(items, planned, in_folder, workers) == 3
+        assert jobs.fill_cache(items, planned, in_folder, workers) == 5
         assert jobs.fill_cache(items, planned, in_folder, workers) == 0  # all cached: nothing runs
         return {p.parent.name: p.read_text() for p in runs_dir.glob("*/scores.json")}
 
     parallel, serial = cache_of(2, "parallel"), cache_of(1, "serial")
-    assert len(parallel) == 3 and parallel == serial  # same runs, same scores, whichever process ran them
+    assert len(parallel) == 5 and parallel == serial  # same runs, same scores, whichever process ran them
 
 
 @needs_lm

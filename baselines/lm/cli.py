@@ -2,13 +2,16 @@
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs (parallel workers, baselines.lm.jobs), scores every loaded benchmark with every
-    `lm:` method and the learned combination (which then has the LM zero-shot features), replaces their
-    rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores
-    results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the pd_cv
+    rows of the `lm:` methods (baselines.lm.selection), replaces their rows in out/baselines.csv, rewrites
+    out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and writes the
+    per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
+python -m baselines.lm.cli select --model minilm --patterns 'x, which means that y' --dataset sherliic
+    judges one candidate on predicate-disjoint folds -> out/lm/selection.{csv,md} (baselines.lm.selection)
 
 `run` and `train` read their plan and settings from the environment once (baselines.lm.plan.LmSettings);
 `run` records the plan behind every row it wrote beside the run cache, for the commands that read it later.
@@ -35,9 +38,11 @@ from baselines.evaluate import CSV_COLUMNS, evaluate_baseline, evaluate_many, st
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
+    ITEMS,
     ensemble_scores,
     fine_tuned_scores,
     keep_rows,
+    mix_scores,
     register_methods,
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
@@ -45,13 +50,16 @@ from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
 from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
+from baselines.lm.selection import pd_cv_evaluation
 from baselines.probe import sherliic_splits
-from baselines.registry import Baseline, Context
+from baselines.registry import Baseline, Context, get
 from warehouse import command_line
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
+
+MIX = ("fine-tuned + zero-shot",)  # the seed table's marker of the mix method
 
 
 def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
@@ -73,18 +81,22 @@ def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str])
         variants = [(names[p], (p,)) for p in plan.patterns] + [
             (names["hypothesis-only"], (HYPOTHESIS_ONLY,))
         ]
-        for method, patterns in [*variants, (names["ensemble"], None)]:
+        for method, patterns in [*variants, (names["ensemble"], None), (names["mix"], MIX)]:
             for seed in plan.seeds:
 
                 def score(
                     group: pd.DataFrame, c: Context, patterns=patterns, seed=seed, model=model
                 ) -> pd.Series:
+                    if patterns == MIX:
+                        return mix_scores(group, model, c, plan, (seed,))
                     if patterns is None:
                         return ensemble_scores(group, model, c, plan, (seed,))
                     return fine_tuned_scores(group, model, patterns, c, plan, (seed,))
 
                 bl = Baseline(f"{method} seed {seed}", score, True, "", on_top_of_lemma=False)
-                ev = keep_rows(evaluate_baseline(bl, items, ctx))
+                ev = evaluate_baseline(bl, items, ctx)
+                ev.extend(pd_cv_evaluation([bl], items, ctx))
+                ev = keep_rows(ev)
                 rows += [{**r, "method": method, "seed": seed} for r in ev.rows]
     return pd.DataFrame(rows)
 
@@ -105,7 +117,8 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
         "# LM methods: mean ± sd over seeds",
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
-        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train). In %.",
+        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
+        "pd_cv: the labelled pool inside the predicate-disjoint folds, cross-fitted thresholds. In %.",
         "",
         "| method | dataset | split | seeds | P | R | F1 | AUC(p≥.5) | AUC norm |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
@@ -251,7 +264,10 @@ def run_command(
         print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {plan}")
         fill_cache(items, planned_jobs(items, models, plan), settings, workers or default_workers())
         ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
-        ev = keep_rows(evaluate_many([*names, COMBINATION], items, ctx))
+        ctx.cache[ITEMS] = items  # where a dataset's models find the items of the datasets they train on
+        ev = evaluate_many([*names, COMBINATION], items, ctx)
+        ev.extend(pd_cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
+        ev = keep_rows(ev)
         for name, why in ev.skipped.items():
             print(f"skipped {name}: {why}")
         for name, why in ev.failed.items():
@@ -322,6 +338,82 @@ def train_command(
     jobs = planned_jobs(items, models, plan, zero_shot=zero_shot, fine_tuned=fine_tuned, seeds=seeds)
     ran = fill_cache(items, jobs, settings, workers or default_workers())
     print(f"cached: {', '.join(selected)} ({ran} of {len(jobs)} jobs run now)")
+    return 0
+
+
+@cli.command("select")
+@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option(
+    "--patterns",
+    default="x, which means that y",
+    show_default=True,
+    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both.",
+)
+@click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
+@click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
+@click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
+@click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
+@click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
+@click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
+@workers_option
+@out_option
+@target_options(engines=ENGINES)
+def select_command(
+    target: Target,
+    model: str,
+    patterns: str,
+    dataset: str,
+    extra: tuple[str, ...],
+    direction: float,
+    epochs: int | None,
+    seeds: tuple[int, ...],
+    old_split: bool,
+    workers: int | None,
+    out: Path,
+) -> int:
+    """Judge one candidate on predicate-disjoint folds; rows merged into out/lm/selection.{csv,md}."""
+    from baselines.lm import selection
+    from baselines.lm.verifier import VerifierSpec
+
+    settings = LmSettings.from_environment()
+    spec = VerifierSpec(
+        model=model,
+        patterns=tuple(p.strip() for p in patterns.split(";") if p.strip()),
+        dataset=dataset,
+        extra=extra,
+        seeds=seeds or (0, 1, 2),
+        direction=direction,
+        epochs=epochs,
+        folds=settings.plan.folds,
+    )
+    _installed_models(replace(settings, models=(model,)))
+    items = loaded_items(target)
+    if not (items["dataset"] == dataset).any():
+        raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
+    start, load_before = time.perf_counter(), _load_average()
+    judged, scores = selection.honest_scores(spec, items, settings, workers=workers or default_workers())
+    rows = selection.honest_rows(spec, judged, scores)
+    if old_split:
+        rows += selection.old_split_rows(spec, items, settings)
+    seconds, load_after = time.perf_counter() - start, _load_average()
+    path = out / "lm" / "selection.csv"
+    frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g")
+    (out / "lm" / "selection.md").write_text(selection.markdown(frame))
+    log = {
+        "candidate": selection.candidate_name(spec),
+        "seeds": list(spec.seeds),
+        "seconds": round(seconds),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "workers": workers or default_workers(),
+    }
+    with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(log) + "\n")
+    shown = pd.DataFrame(rows)[["protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "roc_auc"]]
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
     return 0
 
 

@@ -148,11 +148,17 @@ def fine_tune(
     labels: Sequence[bool],
     settings: TrainSettings,
     *,
+    pairs: Sequence[tuple[int, int]] = (),
+    pair_weight: float = 0.0,
     show_progress: bool = True,
     desc: str = "fine-tune",
     cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> CrossEncoder:
-    """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count."""
+    """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count.
+
+    `pairs` (i, j): text i is true and text j is its reverse, false. With a `pair_weight`, the two stay in
+    one batch and the loss adds pair_weight * mean(-log sigmoid(logit_i - logit_j)) over the batch's pairs:
+    the model is told which direction holds, not only that each text is true or false."""
     torch.manual_seed(settings.seed)
     np.random.seed(settings.seed)
     tok, _ = tokenizer_and_config(name, cache_dir)
@@ -175,16 +181,17 @@ def fine_tune(
     )
     generator = torch.Generator().manual_seed(settings.seed)
     loss_fn = torch.nn.BCEWithLogitsLoss()
+    partner = {i: j for i, j in pairs}  # true text -> its false reverse
     model.train()
+    paired = list(pairs) if pair_weight > 0 else []
     for epoch in range(settings.epochs):
-        order = torch.randperm(len(texts), generator=generator).tolist()
-        bar = _progress(
-            list(_batches(len(order), settings.batch_size)),
-            f"{desc} epoch {epoch + 1}/{settings.epochs}",
-            show_progress,
-        )
-        for sl in bar:
-            idx = order[sl]
+        if paired:
+            batches = _paired_batches(len(texts), paired, settings.batch_size, generator)
+        else:
+            order = torch.randperm(len(texts), generator=generator).tolist()
+            batches = [order[sl] for sl in _batches(len(order), settings.batch_size)]
+        bar = _progress(batches, f"{desc} epoch {epoch + 1}/{settings.epochs}", show_progress)
+        for idx in bar:
             batch = tok.pad(
                 {
                     "input_ids": [enc["input_ids"][i] for i in idx],
@@ -194,6 +201,8 @@ def fine_tune(
             )
             logits = model(batch["input_ids"].to(device()), batch["attention_mask"].to(device()))
             loss = loss_fn(logits, y[idx].to(device()))
+            if paired:
+                loss = loss + pair_weight * _direction_loss(logits, idx, partner)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -201,6 +210,32 @@ def fine_tune(
             schedule.step()
             bar.set_postfix(loss=f"{loss.item():.3f}")
     return model.eval()
+
+
+def _paired_batches(
+    n: int, pairs: list[tuple[int, int]], size: int, generator: torch.Generator
+) -> list[list[int]]:
+    """One epoch's batches: the texts shuffled with each pair kept together (a batch may hold one more
+    than `size` when a pair closes it)."""
+    in_pair = {k for pair in pairs for k in pair}
+    units = [list(pair) for pair in pairs] + [[i] for i in range(n) if i not in in_pair]
+    batches, current = [], []
+    for u in torch.randperm(len(units), generator=generator).tolist():
+        current += units[u]
+        if len(current) >= size:
+            batches.append(current)
+            current = []
+    return batches + ([current] if current else [])
+
+
+def _direction_loss(logits: torch.Tensor, idx: list[int], partner: dict[int, int]) -> torch.Tensor:
+    """mean -log sigmoid(logit(true direction) - logit(reverse)) over the pairs inside the batch."""
+    where = {k: n for n, k in enumerate(idx)}
+    rows = [(where[i], where[partner[i]]) for i in idx if i in partner and partner[i] in where]
+    if not rows:
+        return logits.new_zeros(())
+    true, reverse = zip(*rows, strict=True)
+    return torch.nn.functional.softplus(logits[list(reverse)] - logits[list(true)]).mean()
 
 
 @torch.no_grad()

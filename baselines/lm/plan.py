@@ -14,6 +14,13 @@ The plan of `make lm` and `train` comes from their environment, so the runs can 
   LM_MODELS        models `make lm` runs (default: every installed one, e.g. `minilm`)
   LM_EPOCHS        override the epochs; by default a run sees about EXAMPLES_PER_RUN training examples
                    (epochs = round(EXAMPLES_PER_RUN / n_train), between 1 and the model's epochs)
+  LM_FOLDS         predicate-disjoint folds of every cross-fit (default 5, baselines.lm.crossfit)
+  LM_SCORE_WITH    glob=source;...: datasets scored by another dataset's models (default
+                   `levy_holt/*=levy_holt`: the subsets are re-splits of Levy/Holt's own items)
+  LM_TRAIN_WITH    glob=dataset[,dataset];...: extra training data (e.g. `sherliic=levy_holt`)
+  LM_DIRECTION     weight of the directional loss on pairs seen in both directions (default 0)
+  LM_COSINE_SHARE  share of the zero-shot cosine in `lm:<m> fine-tuned + zero-shot` (default 0.75; the
+                   rest is the fine-tuned probability, mean over the dataset's patterns and the seeds)
 Process settings (any command): SHERLIIC_OUT (the run cache), LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE
 (runs.RunSettings).
 
@@ -34,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, MODELS
-from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
+from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS, pattern_names
 from baselines.lm.runs import RUNS_SUBDIR, Recipe, RunSettings
 from warehouse.errors import ConfigurationError
 from warehouse.settings import out_folder
@@ -57,6 +64,29 @@ def _matches(dataset: str, globs: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatchcase(dataset, g) for g in globs)
 
 
+def _mapping(environ: Mapping[str, str], name: str, default: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`glob=a,b;glob2=c` -> ((glob, (a, b)), (glob2, (c,)))."""
+    out = []
+    for part in environ.get(name, default).split(";"):
+        if part.strip():
+            glob, sep, values = part.partition("=")
+            if not sep or not _globs(values):
+                raise ConfigurationError(f"{name}={environ.get(name)!r}: expected glob=dataset[,dataset];...")
+            out.append((glob.strip(), _globs(values)))
+    return tuple(out)
+
+
+def _weight(environ: Mapping[str, str], name: str, default: str) -> float:
+    value = environ.get(name) or default
+    try:
+        weight = float(value)
+    except ValueError:
+        weight = -1.0
+    if weight < 0:
+        raise ConfigurationError(f"{name}={value!r}: expected a number >= 0")
+    return weight
+
+
 def _count(environ: Mapping[str, str], name: str, default: str | None) -> int | None:
     value = environ.get(name) or default
     if value is None:
@@ -74,6 +104,11 @@ class Plan:
     all_patterns: tuple[str, ...] = ("sherliic",)
     hypothesis_only: tuple[str, ...] = ("sherliic", "levy_holt")
     epochs: int | None = None
+    folds: int = 5
+    score_with: tuple[tuple[str, tuple[str, ...]], ...] = (("levy_holt/*", ("levy_holt",)),)
+    train_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    direction: float = 0.0
+    cosine_share: float = 0.75
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Plan:
@@ -82,8 +117,11 @@ class Plan:
         names = environ.get("LM_PATTERNS")
         patterns = tuple(p.strip() for p in names.split(";")) if names else tuple(list(PATTERNS)[:2])
         for p in patterns:
-            if p not in PATTERNS:
-                raise ConfigurationError(f"LM_PATTERNS: unknown pattern {p!r}; known: {'; '.join(PATTERNS)}")
+            for name in pattern_names(p):  # "a | b": one run trained on both patterns
+                if name not in PATTERNS:
+                    raise ConfigurationError(
+                        f"LM_PATTERNS: unknown pattern {name!r}; known: {'; '.join(PATTERNS)}"
+                    )
         finetune: dict[str, tuple[str, ...]] = {}
         for part in environ.get("LM_FINETUNE", DEFAULT_FINETUNE).split(";"):
             if part.strip():
@@ -96,6 +134,11 @@ class Plan:
             all_patterns=_globs(environ.get("LM_ALL_PATTERNS", "sherliic")),
             hypothesis_only=_globs(environ.get("LM_HYPOTHESIS_ONLY", "sherliic,levy_holt")),
             epochs=_count(environ, "LM_EPOCHS", None),
+            folds=max(2, _count(environ, "LM_FOLDS", "5")),
+            score_with=_mapping(environ, "LM_SCORE_WITH", "levy_holt/*=levy_holt"),
+            train_with=_mapping(environ, "LM_TRAIN_WITH", ""),
+            direction=_weight(environ, "LM_DIRECTION", "0"),
+            cosine_share=min(1.0, _weight(environ, "LM_COSINE_SHARE", "0.75")),
         )
 
     def to_dict(self) -> dict:
@@ -107,6 +150,11 @@ class Plan:
             "all_patterns": list(self.all_patterns),
             "hypothesis_only": list(self.hypothesis_only),
             "epochs": self.epochs,
+            "folds": self.folds,
+            "score_with": [[glob, list(values)] for glob, values in self.score_with],
+            "train_with": [[glob, list(values)] for glob, values in self.train_with],
+            "direction": self.direction,
+            "cosine_share": self.cosine_share,
         }
 
     @classmethod
@@ -118,6 +166,11 @@ class Plan:
             all_patterns=tuple(data["all_patterns"]),
             hypothesis_only=tuple(data["hypothesis_only"]),
             epochs=data.get("epochs"),
+            folds=int(data.get("folds", 5)),
+            score_with=tuple((g, tuple(v)) for g, v in data.get("score_with", [])),
+            train_with=tuple((g, tuple(v)) for g, v in data.get("train_with", [])),
+            direction=float(data.get("direction", 0.0)),
+            cosine_share=float(data.get("cosine_share", 0.75)),
         )
 
     def patterns_for(self, model: str, dataset: str) -> tuple[str, ...]:
@@ -128,9 +181,24 @@ class Plan:
         return chosen + ((HYPOTHESIS_ONLY,) if _matches(dataset, self.hypothesis_only) else ())
 
     def recipe(self, model: str, pattern: str, seed: int, n_train: int) -> Recipe:
+        """The recipe of a run on n_train items; a joint multi-pattern run sees each item once per pattern,
+        so its epochs follow n_train x patterns (every run costs about the same)."""
         base = BASE_RECIPE[model]
-        epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / max(1, n_train))))
-        return replace(base, pattern=pattern, seed=seed, epochs=epochs)
+        n_texts = max(1, n_train * len(pattern_names(pattern)))
+        epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / n_texts)))
+        direction = self.direction if pattern != HYPOTHESIS_ONLY else 0.0
+        return replace(base, pattern=pattern, seed=seed, epochs=epochs, direction_weight=direction)
+
+    def source(self, dataset: str) -> str:
+        """The dataset whose models score this one (LM_SCORE_WITH; itself by default)."""
+        for glob, values in self.score_with:
+            if _matches(dataset, (glob,)) and values[0] != dataset:
+                return values[0]
+        return dataset
+
+    def extra_training(self, dataset: str) -> tuple[str, ...]:
+        """Datasets whose pools are added to this dataset's training items (LM_TRAIN_WITH)."""
+        return tuple(d for glob, values in self.train_with if _matches(dataset, (glob,)) for d in values)
 
 
 DEFAULT_PLAN = Plan.from_environment({})
@@ -142,6 +210,7 @@ def method_names(model: str, patterns: Iterable[str]) -> dict[str, str]:
         "zero-shot": f"lm:{model} zero-shot cosine",
         "hypothesis-only": f"lm:{model} hypothesis-only",
         "ensemble": f"lm:{model} fine-tuned (ensemble)",
+        "mix": f"lm:{model} fine-tuned + zero-shot",
     }
     names.update({p: f"lm:{model} fine-tuned ({p})" for p in patterns})
     return names

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, get_model, require_stack
-from baselines.lm.patterns import render
+from baselines.lm.patterns import pattern_names, render
 from baselines.registry import ResourceMissing
 from warehouse.settings import out_folder
 
@@ -59,10 +59,18 @@ class Recipe:
     warmup: float = 0.1
     max_length: int = 64
     version: int = 1  # bump when the training code changes in a way that changes scores
+    # weight of the directional loss on the training pairs present in both directions with opposite
+    # labels (x => y true, y => x false): -log sigmoid(logit(x, y) - logit(y, x)), beside the BCE
+    direction_weight: float = 0.0
 
     @classmethod
     def zero_shot(cls, model: str) -> Recipe:
         return cls(model=model, pattern=ZERO_SHOT, seed=0, epochs=0)
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        """The patterns of this run: one, or several trained jointly (patterns.JOINT)."""
+        return pattern_names(self.pattern)
 
     def with_seed(self, seed: int) -> Recipe:
         return replace(self, seed=seed)
@@ -93,9 +101,33 @@ def training_hash(premises: Sequence[str], hypotheses: Sequence[str], labels: Se
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
+# Recipe fields added after runs were cached: left out of the key at their default, so the runs cached
+# before them keep their keys.
+LATER_FIELDS = {"direction_weight": 0.0}
+
+
 def run_key(recipe: Recipe, train_hash: str) -> str:
-    payload = json.dumps({"recipe": asdict(recipe), "train": train_hash}, sort_keys=True)
+    fields = {k: v for k, v in asdict(recipe).items() if k not in LATER_FIELDS or v != LATER_FIELDS[k]}
+    payload = json.dumps({"recipe": fields, "train": train_hash}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def _normalized(text: str) -> str:
+    return " ".join(str(text).lower().split())
+
+
+def direction_pairs(training: TrainingSet) -> list[tuple[int, int]]:
+    """(i, j): item i is true, item j is its reverse (premise and hypothesis swapped) and false — the
+    pairs a directional loss contrasts (Levy/Holt has ~300 such pairs in train+dev, DirTrue/DirFalse)."""
+    index = {}
+    for j, (p, h) in enumerate(zip(training.premises, training.hypotheses, strict=True)):
+        index.setdefault((_normalized(p), _normalized(h)), j)
+    pairs = []
+    for i, (p, h, y) in enumerate(zip(training.premises, training.hypotheses, training.labels, strict=True)):
+        j = index.get((_normalized(h), _normalized(p)))
+        if y and j is not None and not training.labels[j]:
+            pairs.append((i, j))
+    return pairs
 
 
 @dataclass
@@ -142,10 +174,12 @@ def run_scores(
     show_progress: bool = True,
     stats: RunStats | None = None,
     label: str | None = None,
+    store: bool = True,
 ) -> np.ndarray:
     """Scores of the pairs (aligned with `premises`) under `recipe`, trained on `training` if fine-tuned,
     cached under settings.runs_dir. `label` names the run in progress bars and messages (default: model,
-    pattern and seed)."""
+    pattern and seed). `store=False`: the newly scored pairs are not added to the run's scores.json (a
+    caller that keeps its own scores, e.g. for many thousands of pairs)."""
     get_model(recipe.model)  # unknown model: KeyError before anything else
     stats = stats if stats is not None else RunStats()
     zero_shot = recipe.pattern == ZERO_SHOT
@@ -175,24 +209,69 @@ def run_scores(
             )
         else:
             model = _trained(recipe, training, folder, settings, stats, show_progress, label)
-            texts = [render(recipe.pattern, p, h) for p, h in zip(todo_p, todo_h, strict=True)]
-            new = encoder.predict(
-                model,
-                recipe.model,
-                texts,
-                max_length=recipe.max_length,
-                show_progress=show_progress,
-                desc=f"scoring {label}",
-                cache_dir=settings.cache_dir,
+            new = np.mean(  # a joint multi-pattern run: the mean probability over its patterns
+                [
+                    encoder.predict(
+                        model,
+                        recipe.model,
+                        [render(name, p, h) for p, h in zip(todo_p, todo_h, strict=True)],
+                        max_length=recipe.max_length,
+                        show_progress=show_progress,
+                        desc=f"scoring {label}",
+                        cache_dir=settings.cache_dir,
+                    )
+                    for name in recipe.patterns
+                ],
+                axis=0,
             )
         scores.update(zip(todo, (float(v) for v in new), strict=True))
         stats.scored += len(todo)
+        if not store:
+            return np.array([scores[k] for k in pairs], dtype=float)
         _write_json(
             folder / "recipe.json",
             {"recipe": asdict(recipe), "key": key, "training": None if zero_shot else training.description},
         )
         _write_json(folder / "scores.json", scores)
     return np.array([scores[k] for k in pairs], dtype=float)
+
+
+def run_folder(recipe: Recipe, training: TrainingSet | None, settings: RunSettings | None = None) -> Path:
+    """The cache folder of a run (recipe.json, scores.json, weights.safetensors)."""
+    settings = settings or RunSettings()
+    return settings.runs_dir / run_key(recipe, "" if training is None else training.hash)
+
+
+def trained_weights(
+    recipe: Recipe,
+    training: TrainingSet,
+    *,
+    allow_compute: bool,
+    settings: RunSettings | None = None,
+    show_progress: bool = True,
+    label: str | None = None,
+) -> Path:
+    """The weights file of a fine-tuned run, training it first if missing (and allowed)."""
+    settings = settings or RunSettings()
+    folder = run_folder(recipe, training, settings)
+    weights = folder / "weights.safetensors"
+    if weights.is_file():
+        return weights
+    label = label or f"lm:{recipe.model} {recipe.pattern} seed {recipe.seed}"
+    if not allow_compute:
+        raise ResourceMissing(f"{label}: not trained yet; run `make lm` (it trains and caches)")
+    if not settings.keep_weights:
+        raise ResourceMissing(f"{label}: weights are needed, and LM_KEEP_WEIGHTS=0 keeps none")
+    require_stack()
+    from baselines.lm import encoder  # torch: imported only when computing
+
+    encoder.set_threads(settings.threads)
+    _trained(recipe, training, folder, settings, RunStats(), show_progress, label)
+    _write_json(
+        folder / "recipe.json",
+        {"recipe": asdict(recipe), "key": folder.name, "training": training.description},
+    )
+    return weights
 
 
 def _trained(
@@ -209,15 +288,22 @@ def _trained(
     weights = folder / "weights.safetensors"
     if weights.is_file():
         return encoder.load_weights(recipe.model, weights, settings.cache_dir)
+    n = len(training.labels)
+    # a joint run: every item once per pattern (block b = pattern b), the same labels and pairs per block
     texts = [
-        render(recipe.pattern, p, h) for p, h in zip(training.premises, training.hypotheses, strict=True)
+        render(name, p, h)
+        for name in recipe.patterns
+        for p, h in zip(training.premises, training.hypotheses, strict=True)
     ]
+    pairs = direction_pairs(training) if recipe.direction_weight > 0 else []
     start = time.perf_counter()
     model = encoder.fine_tune(
         recipe.model,
         texts,
-        training.labels,
+        list(training.labels) * len(recipe.patterns),
         recipe.train_settings(),
+        pairs=[(i + b * n, j + b * n) for b in range(len(recipe.patterns)) for i, j in pairs],
+        pair_weight=recipe.direction_weight,
         show_progress=show_progress,
         desc=f"{label} on {len(texts)}",
         cache_dir=settings.cache_dir,
@@ -231,6 +317,7 @@ def _trained(
             "n_items": len(texts),
             "training": training.description,
             "threads": encoder.torch.get_num_threads(),
+            "direction_pairs": len(pairs),
         },
     )
     if settings.keep_weights:
