@@ -187,6 +187,9 @@ class Target:
         env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
         if self.engine == "spark":
             env.update(spark_engine.dbt_env(self.spark))
+            # dbt's session starts a JVM of its own: never attach to a spark-submit driver's
+            env.pop("PYSPARK_GATEWAY_PORT", None)
+            env.pop("PYSPARK_GATEWAY_SECRET", None)
         else:
             env.update(server.dbt_env(self.url()))
         return env
