@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import sys
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,7 +149,7 @@ def project_conf(settings: SparkSettings) -> dict[str, str]:
         )
         java_options.append(f"-Dderby.system.home={home.rstrip('/')}")  # derby.log there, not in the cwd
     theirs = cluster.get("spark.driver.extraJavaOptions", "")
-    if "log4j2.properties" not in settings.conf_files and "log4j" not in theirs:
+    if owns_logging(settings):
         # Spark's start-up WARN lines are nothing a local user can act on: errors only by default
         java_options += [
             f"-Dlog4j.configurationFile={LOG4J_CONFIG}",
@@ -175,6 +174,13 @@ def project_conf(settings: SparkSettings) -> dict[str, str]:
     return conf
 
 
+def owns_logging(settings: SparkSettings) -> bool:
+    """Whether the project sets Spark's logging (not when Spark's configuration folder or the driver's
+    Java options configure log4j)."""
+    theirs = dict(settings.cluster).get("spark.driver.extraJavaOptions", "")
+    return "log4j2.properties" not in settings.conf_files and "log4j" not in theirs
+
+
 def spark_conf(settings: SparkSettings) -> dict[str, str]:
     """The session's whole configuration: Spark's own plus what the project adds (project_conf)."""
     return {**dict(settings.cluster), **project_conf(settings)}
@@ -197,13 +203,7 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     already active (e.g. built by the caller with its own settings) is used as it is."""
     from pyspark.sql import SparkSession  # the [spark] extra; imported only on this engine
 
-    # pyspark 4.3 warns on every pandas conversion that pandas 3 is "not yet fully supported", and its
-    # own toPandas code passes pandas 3's deprecated `copy=`; the constraints pin the pandas the engine
-    # tests pass with, so neither warning says anything a user can act on
-    warnings.filterwarnings(
-        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
-    )
-    warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
+    spark_defaults.quiet_pyspark_warnings()
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
@@ -220,6 +220,8 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     # started from Python run SparkContext.pythonExec (PYSPARK_PYTHON when the context started, else
     # `python3` on the PATH, which need not be the venv's)
     session.sparkContext.pythonExec = settings.python_for_workers()
+    if owns_logging(settings):  # also where the JVM started without the project's log4j options
+        session.sparkContext.setLogLevel(settings.log_level.upper())
     return session
 
 

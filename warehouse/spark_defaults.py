@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import shlex
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -78,8 +79,19 @@ def cluster_conf(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in conf.items() if k not in APPLICATION_KEYS))
 
 
+def quiet_pyspark_warnings() -> None:
+    """pyspark 4.3 warns on import and on every pandas conversion that pandas 3 is "not yet fully
+    supported", and its own toPandas code passes pandas 3's deprecated `copy=`; the constraints pin the
+    pandas the engine tests pass with, so neither warning says anything a user can act on."""
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
+    warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
+
+
 def submitted_conf() -> dict[str, str]:
     """The configuration of the driver JVM spark-submit started (its options, --conf, spark-defaults.conf)."""
+    quiet_pyspark_warnings()
     from pyspark import SparkConf, SparkContext  # the [spark] extra: only in a spark-submit driver
 
     SparkContext._ensure_initialized()  # attaches to spark-submit's JVM (PYSPARK_GATEWAY_PORT)
