@@ -10,13 +10,33 @@ test_the_demo_on_a_standalone_cluster_equals_postgres below.
 
 from __future__ import annotations
 
+import importlib.util
+import io
+import json
+import math
+import os
 import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from demo import generator
+from demo.job import run_demo
+from tests.test_spark_demo import SCORES, rules
+from warehouse.dbt import run_dbt
 from warehouse.engine import DEFAULT_CATALOG, LOG4J_CONFIG, SparkSettings, dbt_env, project_conf, spark_conf
 from warehouse.errors import ConfigurationError
+from warehouse.export import export
+from warehouse.settings import PROJECT_ROOT
 from warehouse.spark_defaults import parse_submit_args, read_properties
 from warehouse.target import Target
 
@@ -93,8 +113,9 @@ def test_nothing_configured_gives_the_local_defaults(tmp_path):
     assert conf["spark.master"] == "local[2]"
     assert conf["spark.sql.shuffle.partitions"] == "8" and conf["spark.ui.enabled"] == "false"
     assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "catalog" / "spark-warehouse")
-    assert f"databaseName={tmp_path / 'catalog' / 'metastore_db'};" in (
-        conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    assert (
+        f"databaseName={tmp_path / 'catalog' / 'metastore_db'};"
+        in (conf["spark.hadoop.javax.jdo.option.ConnectionURL"])
     )
     java_options = conf["spark.driver.extraJavaOptions"].split()
     assert f"-Dderby.system.home={tmp_path / 'catalog'}" in java_options
@@ -190,9 +211,11 @@ def test_children_and_dbt_get_the_same_configuration(tmp_path):
 SPARK_MODULES = ("pyspark", "dbt.adapters.spark", "pyhive")
 needs_cluster = pytest.mark.skipif(
     any(importlib.util.find_spec(module) is None for module in SPARK_MODULES) or shutil.which("java") is None,
-    reason="the cluster test needs the [spark] extra (make spark-deps: pyspark, dbt-spark, PyHive) and Java 17",
+    reason="the cluster test needs the [spark] extra (make spark-deps: pyspark, dbt-spark, PyHive), Java 17",
 )
 WORKER_MEMORY = "2g"  # each worker: 1 core, 2 GiB; each executor 1 GiB + 512 MiB overhead fits in it
+SUBMIT_SCRIPT = PROJECT_ROOT / "warehouse" / "spark" / "submit.py"
+LOAD_APP = "sherliic-load"
 THRIFT_SERVER = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 START_TIMEOUT = 600  # seconds for a daemon or server to come up on a loaded machine
 
@@ -220,6 +243,25 @@ def wait_for(condition, what: str, timeout: float = START_TIMEOUT, process: subp
             raise AssertionError(f"{what}: the process ended with exit code {process.returncode}")
         time.sleep(1)
     raise AssertionError(f"{what}: not within {timeout} s")
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def python_worker(pid: int) -> bool:
+    try:
+        return b"pyspark.daemon" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def run_logged(root: Path, name: str, argv: list[str], env: dict[str, str]) -> None:
+    log = root / "logs" / f"{name}.log"
+    with log.open("w") as out:
+        code = subprocess.run(argv, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    assert code == 0, f"{name} failed:\n" + log.read_text()[-3000:]
 
 
 def children(pid: int) -> list[int]:
@@ -293,15 +335,10 @@ class Cluster:
     def wait_for_workers(self, n: int) -> None:
         wait_for(lambda: (self.state() or {}).get("aliveworkers") == n, f"{n} workers alive")
 
-    def kill(self, name: str) -> None:
-        """SIGKILL a process group: a worker goes with its executors and their Python workers."""
-        process = self.processes.pop(name)
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-    def stop(self) -> None:
-        for name, process in list(self.processes.items()):
+    def stop(self, *names: str) -> None:
+        """SIGTERM the named process groups (default: all), SIGKILL what is left after 30 s."""
+        for name in names or list(self.processes):
+            process = self.processes[name]
             with suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
             try:
@@ -310,17 +347,29 @@ class Cluster:
                 self.kill(name)
             self.processes.pop(name, None)
 
+    def worker_running_python(self) -> str | None:
+        """The worker one of whose executors runs a Python worker (a Python task), if any."""
+        for name, process in self.processes.items():
+            if name.startswith("worker") and any(python_worker(pid) for pid in children(process.pid)):
+                return name
+        return None
 
-def event_log(events: Path, app_name: str) -> list[dict]:
-    """The events of the (one) application of that name in the event log folder."""
-    found = []
-    for folder in sorted(events.iterdir()):
-        lines = [json.loads(line) for f in sorted(folder.glob("events_*")) for line in f.open()]
-        starts = [e for e in lines if e["Event"] == "SparkListenerApplicationStart"]
-        if starts and starts[0]["App Name"] == app_name:
-            found.append(lines)
-    assert len(found) == 1, f"{len(found)} event logs of {app_name}"
-    return found[0]
+    def kill(self, name: str) -> None:
+        """SIGKILL a process group: a worker goes with its executors and their Python workers."""
+        process = self.processes.pop(name)
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def event_logs(folder: Path) -> list[tuple[str, list[dict]]]:
+    """(application name, events) of every application's event log, in the order they started."""
+    logs = []
+    for app in sorted(folder.iterdir()):
+        events = [json.loads(line) for part in sorted(app.glob("events_*")) for line in part.open()]
+        start = next(e for e in events if e["Event"] == "SparkListenerApplicationStart")
+        logs.append((start["App Name"], events))
+    return logs
 
 
 def spark_properties(events: list[dict]) -> dict[str, str]:
@@ -345,7 +394,8 @@ def spark_defaults(root: Path, master: str) -> str:
         [
             f"spark.master {master}",
             f"spark.sql.warehouse.dir {(catalog / 'spark-warehouse').as_uri()}",
-            f"spark.hadoop.javax.jdo.option.ConnectionURL jdbc:derby:;databaseName={catalog / 'metastore_db'};create=true",
+            "spark.hadoop.javax.jdo.option.ConnectionURL "
+            f"jdbc:derby:;databaseName={catalog / 'metastore_db'};create=true",
             f"spark.driver.extraJavaOptions -Dderby.system.home={catalog}",
             "spark.executor.memory 1g",
             "spark.executor.memoryOverhead 512m",
@@ -398,7 +448,9 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(fresh_target: Target, 
         cluster.start_worker("worker-1")
         cluster.start_worker("worker-2")
         # the workers' Python: an interpreter with nothing installed
-        subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", root / "worker-python"], check=True)
+        subprocess.run(
+            [sys._base_executable, "-m", "venv", "--without-pip", root / "worker-python"], check=True
+        )
         package = subprocess.Popen(
             ["make", "--no-print-directory", "spark-package", f"DIST={root / 'dist'}"],
             cwd=PROJECT_ROOT,
@@ -407,30 +459,97 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(fresh_target: Target, 
             text=True,
         )
         # meanwhile: the reference, the same demo corpus on Postgres
-        on_postgres = run_demo(fresh_target, size=generator.MIN_SIZE, out_dir=root / "demo", processes=1, console=quiet)
+        on_postgres = run_demo(
+            fresh_target, size=generator.MIN_SIZE, out_dir=root / "demo", processes=1, console=quiet
+        )
         postgres_files = export(fresh_target, root / "export-postgres").out_dir
         assert package.wait() == 0, package.stderr.read()
         cluster.wait_for_workers(2)
 
         spark_env = {**cluster.env(), "SHERLIIC_ENGINE": "spark"}
         types = ["sherliic-extract", "types", "--format", "tsv", "--type-source", "demo", "--replace"]
-        run_logged(root, "load-types", submit_argv(root, [*types, str(root / "demo" / "types.tsv")]), spark_env)
+        run_logged(
+            root, "load-types", submit_argv(root, [*types, str(root / "demo" / "types.tsv")]), spark_env
+        )
 
-        # the corpus, with --conf over spark-defaults.conf; worker-2 killed once its executor runs Python tasks
-        corpus = ["sherliic-extract", "--summary-json", str(root / "corpus.json"), "corpus", "--format", "jsonl"]
-        corpus += ["--corpus", "demo", "--replace", str(root / "demo" / "corpus.jsonl")]
-        argv = submit_argv(root, corpus, "--conf", "spark.sql.shuffle.partitions=3")
+        # the corpus, --conf over spark-defaults.conf; the worker whose executor runs the first Python
+        # task (the extraction) is killed while it runs, and comes back after the load
+        corpus = ["sherliic-extract", "corpus", "--format", "jsonl", "--corpus", "demo", "--replace"]
+        argv = submit_argv(
+            root, [*corpus, str(root / "demo" / "corpus.jsonl")], "--conf", "spark.sql.shuffle.partitions=3"
+        )
         with (root / "logs" / "load-corpus.log").open("w") as log:
-            load = subprocess.Popen(argv, env=spark_env, stdout=log, stderr=subprocess.STDOUT)
-        worker = cluster.processes["worker-2"]
-        wait_for(lambda: any(python_worker(pid) for pid in children(worker.pid)), "a Python task on worker-2", process=load)
+            load = subprocess.Popen(argv, cwd=root, env=spark_env, stdout=log, stderr=subprocess.STDOUT)
+        victim = wait_for(lambda: cluster.worker_running_python(), "a Python task on a worker", process=load)
         time.sleep(3)
-        cluster.kill("worker-2")
+        cluster.kill(victim)
         assert load.wait(timeout=3600) == 0, (root / "logs" / "load-corpus.log").read_text()[-3000:]
-        cluster.start_worker("worker-2")  # the worker comes back for the build
+        cluster.start_worker(victim)
 
-        # settings of each application: the cluster's, the load's own --conf over them
-        corpus_events = event_log(events, "sherliic-load")
-        ...
+        # each application ran on the cluster with its settings: spark-defaults.conf's, the --conf over them
+        types_events, corpus_events = [
+            events for name, events in event_logs(root / "events") if name == LOAD_APP
+        ]
+        warehouse = (root / "catalog" / "spark-warehouse").as_uri()
+        for app, partitions in ((types_events, "4"), (corpus_events, "3")):
+            properties = spark_properties(app)
+            assert properties["spark.master"] == cluster.url
+            assert properties["spark.sql.warehouse.dir"].rstrip("/") == warehouse.rstrip("/")
+            assert properties["spark.sql.shuffle.partitions"] == partitions
+            assert task_executors(app) and "driver" not in task_executors(app)
+        assert any(e["Event"] == "SparkListenerExecutorRemoved" for e in corpus_events), "no executor lost"
+        lost = [e for e in corpus_events if e["Event"] == "SparkListenerTaskEnd"]
+        assert any(e["Task End Reason"]["Reason"] == "ExecutorLostFailure" for e in lost), "no task lost"
+        assert (root / "catalog" / "metastore_db").is_dir()
+
+        # dbt through the cluster's Thrift server (ANSI mode on, its default), then the server stops: the
+        # embedded Derby metastore admits one process at a time
+        port = free_port()
+        options = [
+            "--hiveconf",
+            f"hive.server2.thrift.port={port}",
+            "--hiveconf",
+            "hive.server2.thrift.bind.host=127.0.0.1",
+        ]
+        thrift = cluster.start(
+            "thrift-server",
+            [str(spark_home() / "bin" / "spark-submit"), "--class", THRIFT_SERVER, *options],
+            cwd=root,
+        )
+        wait_for(lambda: port_open(port), "the Thrift server", process=thrift)
+        spark_target = Target.from_environment(spark_env, engine="spark")
+        thrift_env = {"SHERLIIC_SPARK_THRIFT_HOST": "127.0.0.1", "SHERLIIC_SPARK_THRIFT_PORT": str(port)}
+        run_dbt(
+            spark_target,
+            ["--quiet", "run", "--target", "spark_thrift"],
+            {"corpora": ["demo"]},
+            env=thrift_env,
+        )
+        cluster.stop("thrift-server")
+
+        # the export: a session started by pyspark itself, the master only in spark-defaults.conf
+        command = [
+            str(Path(sys.executable).parent / "sherliic-export"),
+            "--engine",
+            "spark",
+            "--out",
+            str(root / "export-spark"),
+        ]
+        run_logged(root, "export", command, spark_env)
+        ((_, export_events),) = [item for item in event_logs(root / "events") if item[0] == "sherliic-marts"]
+        assert spark_properties(export_events)["spark.master"] == cluster.url
+        assert task_executors(export_events) and "driver" not in task_executors(export_events)
     finally:
         cluster.stop()
+
+    spark_files = root / "export-spark"
+    for name in ("teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json"):
+        assert (spark_files / name).read_bytes() == (postgres_files / name).read_bytes(), name
+    spark_rules, postgres_rules = rules(spark_files / "rules.tsv"), rules(postgres_files / "rules.tsv")
+    assert len(spark_rules) == len(postgres_rules) == on_postgres.n_candidates > 20
+    for s, p in zip(spark_rules, postgres_rules, strict=True):
+        assert {k: v for k, v in s.items() if k not in SCORES} == {
+            k: v for k, v in p.items() if k not in SCORES
+        }
+        for key in SCORES:
+            assert math.isclose(float(s[key]), float(p[key]), rel_tol=1e-9), (key, s, p)

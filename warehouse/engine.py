@@ -174,6 +174,13 @@ def project_conf(settings: SparkSettings) -> dict[str, str]:
     return conf
 
 
+def make_catalog_dir(settings: SparkSettings, conf: Mapping[str, str]) -> None:
+    """Create the local catalog folder if the project's configuration puts the warehouse or Derby there."""
+    keys = ("spark.sql.warehouse.dir", "spark.hadoop.javax.jdo.option.ConnectionURL")
+    if settings.local_catalog and any(key in conf for key in keys):
+        settings.catalog_dir.mkdir(parents=True, exist_ok=True)
+
+
 def owns_logging(settings: SparkSettings) -> bool:
     """Whether the project sets Spark's logging (not when Spark's configuration folder or the driver's
     Java options configure log4j)."""
@@ -190,8 +197,7 @@ def dbt_env(settings: SparkSettings) -> dict[str, str]:
     """Variables of dbt's process for the profile's `spark` target (a session in dbt's process): the
     session's whole configuration goes to the JVM pyspark starts there, in PYSPARK_SUBMIT_ARGS."""
     conf = spark_conf(settings)
-    if settings.local_catalog:
-        settings.catalog_dir.mkdir(parents=True, exist_ok=True)
+    make_catalog_dir(settings, project_conf(settings))
     return {
         "PYSPARK_SUBMIT_ARGS": spark_defaults.submit_args(conf),
         "SHERLIIC_SPARK_DBT_THREADS": str(settings.dbt_threads),
@@ -208,8 +214,7 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     if active is not None:
         return active
     conf = project_conf(settings)
-    if settings.local_catalog:
-        settings.catalog_dir.mkdir(parents=True, exist_ok=True)
+    make_catalog_dir(settings, conf)
     builder = SparkSession.builder.appName(app_name)
     if "spark.sql.catalogImplementation" not in dict(settings.cluster):
         builder = builder.enableHiveSupport()
