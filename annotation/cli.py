@@ -9,12 +9,15 @@ from pathlib import Path
 import click
 
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
-from warehouse.settings import OUT_DIR, require_shared_data
+from warehouse.settings import out_folder, require_shared_data
 from warehouse.target import Target
 
-ANNOTATION_OUT = OUT_DIR / "annotation"
 TASKS = click.Choice(["sherliic", "zeichner"])
 CSV_PATH = click.Path(dir_okay=False, path_type=Path)
+
+
+def annotation_out() -> Path:
+    return out_folder() / "annotation"
 
 
 def _task_option(help_text: str = "Annotation task."):
@@ -51,7 +54,7 @@ def cli() -> None:
 )
 @_task_option()
 @click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
-@target_options()
+@target_options(build=True)
 def sample(
     batch: str,
     premises: int,
@@ -62,9 +65,10 @@ def sample(
     out: Path | None,
     target: Target,
 ) -> None:
-    """Sample InfCands into a batch; write its CSV.
+    """Sample InfCands of a build into a batch; write its CSV.
 
-    The crowdsourcing CSV has one row per premise with its candidate hypotheses."""
+    The crowdsourcing CSV has one row per premise with its candidate hypotheses; the batch records the
+    build its candidates came from (--build, default the default build)."""
     from annotation.sampling import export_batch_csv, sample_batch
 
     summary = sample_batch(
@@ -76,11 +80,11 @@ def sample(
         stratify_by=stratify_by,
         task=task,
     )
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    out = out or annotation_out() / f"{batch}.csv"
     n_rows = export_batch_csv(target, batch, out) if summary.n_items else 0
     print(
-        f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
-        f"crowdsourcing CSV ({n_rows} rows): {out}"
+        f"batch {summary.batch_name} (build {summary.build}): {summary.n_premises} premises, "
+        f"{summary.n_items} items; crowdsourcing CSV ({n_rows} rows): {out}"
     )
 
 
@@ -92,7 +96,7 @@ def export(batch: str, out: Path | None, target: Target) -> None:
     """Write a batch's crowdsourcing CSV again."""
     from annotation.sampling import export_batch_csv
 
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
+    out = out or annotation_out() / f"{batch}.csv"
     n_rows = export_batch_csv(target, batch, out)
     print(f"wrote {n_rows} premise rows to {out}")
 
@@ -175,7 +179,7 @@ def export_dataset(task: str, out: Path | None, target: Target) -> None:
     SherLIiC's release layout: dev.csv and test.csv, 22 columns."""
     from annotation.dataset import export_dataset
 
-    out = out or ANNOTATION_OUT / f"{task}_dataset"
+    out = out or annotation_out() / f"{task}_dataset"
     counts = export_dataset(target, out, task=task)
     print(f"wrote dev.csv ({counts['dev']} items) and test.csv ({counts['test']} items) to {out}")
 
@@ -213,8 +217,8 @@ def check_templates(dev: Path | None) -> None:
     )
     for klass, n in result.classes.most_common():
         print(f"  {n:4d}  {klass}")
-    ANNOTATION_OUT.mkdir(parents=True, exist_ok=True)
-    failures = ANNOTATION_OUT / "template_failures.tsv"
+    annotation_out().mkdir(parents=True, exist_ok=True)
+    failures = annotation_out() / "template_failures.tsv"
     with failures.open("w", encoding="utf-8") as handle:
         handle.write("path\texpected\trendered\tclass\n")
         for row in result.failures:

@@ -16,6 +16,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from annotation.render import render_candidate
+from warehouse.builds import build_ref
 from warehouse.export import spreadsheet_safe
 from warehouse.target import Target
 
@@ -112,6 +113,7 @@ class SampleSummary:
     batch_name: str
     n_premises: int
     n_items: int
+    build: str = "default"  # the build the candidates came from (name #record)
 
 
 def _top_distinct(values: list[str], n: int) -> list[str]:
@@ -135,13 +137,15 @@ def sample_batch(
     task: str = "sherliic",
 ) -> SampleSummary:
     """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables
-    (the candidates of the Target's marts; the batch is stored in its Postgres database)."""
+    (the candidates of the marts of the Target's build, which the batch records; the batch is stored in
+    its Postgres database)."""
     if stratify_by not in STRATA:
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
     if n_premises < 1 or hypotheses_per_premise < 1:
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
     schema = target.marts_schema
     target.ensure_schema()
+    build = build_ref(target)
     with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         if cur.execute(
             "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)
@@ -157,8 +161,8 @@ def sample_batch(
                 "(build the marts first; candidates already in a batch are not sampled again)"
             )
         cur.execute(
-            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options) "
-            "values (%s, %s, %s, %s, %s, %s)",
+            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options, "
+            "build, build_id) values (%s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 batch_name,
                 task,
@@ -166,6 +170,8 @@ def sample_batch(
                 stratify_by,
                 len(rows),
                 Jsonb({"n_premises": n_premises, "hypotheses_per_premise": hypotheses_per_premise}),
+                build.name,
+                build.build_id,
             ),
         )
         examples: dict[int, tuple[list[str], list[str]]] = {}
@@ -242,7 +248,7 @@ def sample_batch(
                 ),
             )
         conn.commit()
-    return SampleSummary(batch_name, len(group_numbers), len(rows))
+    return SampleSummary(batch_name, len(group_numbers), len(rows), build.label)
 
 
 def batch_groups(target: Target, batch_name: str) -> list[dict]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -20,14 +20,15 @@ from tqdm import tqdm
 
 from baselines import catalog, datasets, report
 from baselines.context import command_context
-from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
+from baselines.evaluate import CSV_COLUMNS, builds_of, evaluate_many, store_results, with_build
 from baselines.lm.methods import keep_rows, register_methods
 from baselines.lm.plan import LmSettings
 from baselines.registry import Context, get
+from warehouse.builds import BuildRef, check_same_build
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import InputError
 from warehouse.marts import Marts
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 
@@ -41,7 +42,7 @@ class EvaluationOptions:
     datasets: list[str] | None = None
     no_load: bool = False
     no_lemma: bool = False
-    out: Path = OUT_DIR
+    out: Path = field(default_factory=out_folder)
 
 
 def _load_benchmarks(target: Target, args: EvaluationOptions) -> None:
@@ -96,7 +97,7 @@ def levy_holt_test_files(path: Path) -> list[tuple[Path, str, dict]]:
 
 def _coverage(items: pd.DataFrame, warehouse: Target | Marts) -> pd.DataFrame:
     cov = datasets.warehouse_coverage(items, warehouse)
-    print("coverage per dataset (items with both paths; both relations in warehouse.relations):")
+    print("coverage per dataset (items with both paths; both relations in the build's relations mart):")
     for r in cov.itertuples():
         wh = (
             "warehouse not built"
@@ -132,7 +133,12 @@ def prepare_evaluation(args: EvaluationOptions, ctx: Context) -> tuple[pd.DataFr
 
 
 def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettings, merge: bool) -> int:
+    out = Path(args.out)
+    csv_path = out / "baselines.csv"
     with command_context(target, shared_data=shared_data(), lm=lm) as ctx:
+        build = ctx.build_ref
+        if merge:  # refused before any work when the file holds another build's rows
+            check_csv_build(csv_path, build)
         prepared = prepare_evaluation(args, ctx)
         if prepared is None:
             return 1
@@ -144,14 +150,13 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
-    frame = ev.frame()
-    out = Path(args.out)
-    csv_path = out / "baselines.csv"
-    if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others
+    frame = with_build(ev.frame(), build)
+    if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others (of one build)
         old = pd.read_csv(csv_path)
+        check_same_build(builds_of(old), build, str(csv_path))
         keys = set(zip(frame.method, frame.dataset, frame.split, strict=True))
         old = old[[k not in keys for k in zip(old.method, old.dataset, old.split, strict=True)]]
-        frame = pd.concat([old, frame], ignore_index=True)[RESULT_COLUMNS]
+        frame = pd.concat([old, frame], ignore_index=True)[CSV_COLUMNS]
     report.write_csv(frame, csv_path)
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
@@ -159,15 +164,21 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
     # `all` owns the plot folders (report.LM_FAMILY: all but out/plots/lm/) and removes stale figures;
     # `one` draws its method's figures and removes nothing
     plots = report.plot_curves(ev, out / "plots", owner=None if merge else "baselines")
-    store_results(target, ev.frame())
+    store_results(target, ev.frame(), build)
     shown = ev.frame()
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(
-        f"wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in {out / 'plots'}; "
-        f"{len(shown)} rows in results.baseline_scores"
+        f"build {build.label}: wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in "
+        f"{out / 'plots'}; {len(shown)} rows in results.baseline_scores"
     )
     return 1 if ev.failed else 0
+
+
+def check_csv_build(path: Path, build: BuildRef) -> None:
+    """Refuse (one line) to add rows of `build` to a results CSV holding another build's rows."""
+    if path.is_file():
+        check_same_build(builds_of(pd.read_csv(path)), build, str(path))
 
 
 def registered_methods() -> LmSettings:
@@ -208,11 +219,11 @@ def evaluation_options(function: Callable) -> Callable:
         click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
-            default=OUT_DIR,
-            show_default=True,
+            default=out_folder,
+            show_default="out",
             help="Output folder.",
         ),
-        target_options(engines=ENGINES),
+        target_options(engines=ENGINES, build=True),
     ]
     for option in reversed(options):
         function = option(function)

@@ -42,9 +42,10 @@ from baselines.datasets import load_items
 from baselines.evaluate import evaluate_baseline
 from baselines.lm.plan import LmSettings
 from baselines.registry import REGISTRY, Context, ResourceMissing, register
+from warehouse.builds import BuildRef
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 if __name__ == "__main__":
@@ -237,10 +238,13 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return result
 
 
-def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
+def write_report(
+    combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None, build: BuildRef | None = None
+) -> tuple[Path, Path]:
     """out/combination/{coefficients.csv, combination.md}: the evaluation rows (baselines.evaluate's
-    columns) and the model's standardized coefficients."""
-    out_dir = out_dir or OUT_DIR / "combination"
+    columns) and the model's standardized coefficients; the report names the build whose marts the
+    warehouse-backed scores read (default: the default build)."""
+    out_dir = out_dir or out_folder() / "combination"
     out_dir.mkdir(parents=True, exist_ok=True)
     coef = combo.coefficients()
     csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"
@@ -264,6 +268,8 @@ def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = 
         "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train "
         "(out-of-fold scores for the training items), evaluated as `make baselines` evaluates every "
         "method (these are the learned-combination rows of out/baselines.md).",
+        "",
+        f"Build: {(build or BuildRef()).label} (the warehouse-backed scores read its marts).",
         "",
         shown.to_markdown(index=False, disable_numparse=True, colalign=["left"] * 2 + ["right"] * 5),
         "",
@@ -289,7 +295,7 @@ def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = 
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder (default out/combination).",
 )
-@target_options(engines=ENGINES)
+@target_options(engines=ENGINES, build=True)
 def cli(target: Target, out: Path | None) -> int:
     """Fit the learned combination and report its coefficients (`make combination`).
 
@@ -305,7 +311,7 @@ def cli(target: Target, out: Path | None) -> int:
     if combo is None:
         print_error("SherLIiC-dev has no lm_split=train items: nothing to train the combination on")
         return 1
-    csv_path, md_path = write_report(combo, rows, out)
+    csv_path, md_path = write_report(combo, rows, out, ctx.build_ref)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {csv_path} and {md_path}")
     return 0

@@ -10,6 +10,7 @@ from pathlib import Path
 from baselines.lm.plan import LmSettings
 from baselines.registry import Context
 from baselines.rules import resource_files
+from warehouse.builds import build_ref
 from warehouse.target import Target
 
 
@@ -22,8 +23,9 @@ def command_context(
     environ: Mapping[str, str] | None = None,
 ) -> Iterator[Context]:
     """The baselines' Context for the block: the command's Target (on Spark its marts open for the whole
-    block: one session for every read), the shared data folder, the rule files the environment names
-    (read here, once) and the `lm:` settings (default: what `make lm` recorded, LmSettings.as_recorded)."""
+    block: one session for every read) and the build it reads (its name and record), the shared data
+    folder, the rule files the environment names (read here, once) and the `lm:` settings (default: what
+    `make lm` recorded, LmSettings.as_recorded)."""
     environ = os.environ if environ is None else environ
     lm = lm if lm is not None else LmSettings.as_recorded(environ)
     context = Context(
@@ -31,6 +33,7 @@ def command_context(
         shared_data=None if shared_data is None else str(shared_data),
         resource_files=resource_files(environ),
         lm=lm,
+        build=build_ref(target),
     )
     if target.engine != "spark":
         yield context  # Postgres: each read opens a cheap connection of its own

@@ -40,7 +40,7 @@ from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
 from warehouse.command_line import CONTEXT, run, version_option
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 
 if __name__ == "__main__":
     # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
@@ -211,7 +211,7 @@ def _subset_name(folder: str) -> str:
 
 def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
     """out/probe/probe.csv and probe.md."""
-    out_dir = out_dir or OUT_DIR / "probe"
+    out_dir = out_dir or out_folder() / "probe"
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out_dir / "probe.csv", out_dir / "probe.md"
     table.to_csv(csv_path, index=False)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from warehouse.builds import BuildRef
 from warehouse.marts import Marts
 from warehouse.target import Target
 
@@ -47,7 +48,8 @@ class Context:
     results live on its Postgres side. `marts`, when set, are open marts the baselines read instead of
     opening the Target's for each query (on Spark: one session for the whole run). `resource_files`: rule
     files named by environment variables (baselines.rules.RESOURCE_VARIABLES -> path), read at the edge.
-    `lm`: the plan and settings of the `lm:` methods (None: the defaults, baselines.lm.plan)."""
+    `lm`: the plan and settings of the `lm:` methods (None: the defaults, baselines.lm.plan). `build`: the
+    build whose marts are read, as results name it (None: the Target's build, without a record)."""
 
     target: Target | None = None
     shared_data: str | None = None
@@ -55,6 +57,14 @@ class Context:
     marts: Marts | None = None
     resource_files: Mapping[str, Path] = field(default_factory=dict)
     lm: LmSettings | None = None
+    build: BuildRef | None = None
+
+    @property
+    def build_ref(self) -> BuildRef:
+        """The build the results of this Context name."""
+        if self.build is not None:
+            return self.build
+        return BuildRef() if self.target is None else BuildRef(self.target.build_name)
 
     @property
     def warehouse(self) -> Target | Marts:

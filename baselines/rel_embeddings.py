@@ -5,8 +5,8 @@ times, `arg0:<e1> <relation> arg1:<e2>`, and a gensim word2vec skip-gram (dim 30
 defaults, so relations seen fewer than min_count=5 times get no vector). The score is the cosine of the
 premise's and the hypothesis' relation vectors (orientation-free, as in the original).
 
-Relation tokens: `rel:<rel_id>` (untyped, from warehouse.untyped_edges) and `trel:<typed_rel_id>` (typed,
-from warehouse.teg_edges); items are mapped to them by baselines.distributional.resolve_keys.
+Relation tokens: `rel:<rel_id>` (untyped, from the build's untyped_edges) and `trel:<typed_rel_id>` (typed,
+from its teg_edges); items are mapped to them by baselines.distributional.resolve_keys.
 
 Models are cached under out/rel_emb/ keyed by an md5 of the edge mart's content and the training
 parameters, so a rebuilt TEG retrains and an unchanged one does not.
@@ -40,26 +40,26 @@ from baselines.registry import Context, ResourceMissing, register
 from baselines.word_vectors import word2vec_score
 from warehouse.errors import InputError
 from warehouse.marts import Marts, marts_of
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import Target
 
 log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = {"untyped": "rel:", "typed": "trel:"}
-EDGE_TABLES = {
-    "untyped": ("warehouse.untyped_edges", "rel_id"),
-    "typed": ("warehouse.teg_edges", "typed_rel_id"),
+EDGE_TABLES = {  # the edge mart and its relation key, in the marts schema of the build read
+    "untyped": ("untyped_edges", "rel_id"),
+    "typed": ("teg_edges", "typed_rel_id"),
 }
 
 
-def edge_query(variant: str, text: str) -> str:
+def edge_query(variant: str, text: str, schema: str = "warehouse") -> str:
     """The corpus' edges (relation token, entity ids as text, count), in one order on both engines (text
     compared byte-wise: the embedded Postgres' C collation, Spark's binary strings); `text` is the
-    engine's text type (Marts.type)."""
+    engine's text type (Marts.type), `schema` the build's marts schema (Marts.schema)."""
     table, key = EDGE_TABLES[variant]
     return (
         f"select concat('{TOKEN_PREFIX[variant]}', cast({key} as {text})), cast(arg1_entity_id as {text}),"
-        f" cast(arg2_entity_id as {text}), n_instances from {table} order by 1, 2, 3"
+        f" cast(arg2_entity_id as {text}), n_instances from {schema}.{table} order by 1, 2, 3"
     )
 
 
@@ -90,10 +90,11 @@ def marts_fingerprint(warehouse: Target | Marts, variant: str) -> str:
     """md5 of the edge mart's content (order-independent of storage), the model cache key."""
     table = EDGE_TABLES[variant][0]
     with marts_of(warehouse) as marts:
-        if not marts.has_table(*table.split(".")):
-            raise ResourceMissing(f"mart {table} is missing: run `make dbt-run` first")
+        if not marts.has_table(marts.schema, table):
+            raise ResourceMissing(f"mart {marts.schema}.{table} is missing: run `make dbt-run` first")
         digest, separator = hashlib.md5(), b""
-        for row in marts.stream(edge_query(variant, marts.type("text"))):  # the edges joined as r,a,b,n;…
+        # the edges joined as r,a,b,n;…
+        for row in marts.stream(edge_query(variant, marts.type("text"), marts.schema)):
             digest.update(separator + ",".join(map(str, row)).encode())
             separator = b";"
     return digest.hexdigest()
@@ -118,7 +119,7 @@ def train_embeddings(
     from gensim.models import KeyedVectors, Word2Vec
 
     params = params or TrainParams()
-    cache_dir = cache_dir or OUT_DIR / "rel_emb"
+    cache_dir = cache_dir or out_folder() / "rel_emb"
     cache_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = marts_fingerprint(warehouse, variant)
     model_path = cache_dir / f"{variant}-{fingerprint}-{params.key()}.kv"
@@ -127,7 +128,7 @@ def train_embeddings(
     corpus_path = cache_dir / f"{variant}-{fingerprint}.corpus.txt"
     with marts_of(warehouse) as marts, corpus_path.open("w", encoding="utf-8") as out:
         n_lines = 0
-        for line in corpus_lines(marts.stream(edge_query(variant, marts.type("text")))):
+        for line in corpus_lines(marts.stream(edge_query(variant, marts.type("text"), marts.schema))):
             out.write(" ".join(line) + "\n")
             n_lines += 1
     if n_lines == 0:

@@ -1,6 +1,7 @@
-"""Writing results: out/baselines.csv (exact columns), out/baselines.md (laid out like the paper's
-Table 3, with the published numbers alongside, coverage on every row and the data the scores came from)
-and PR-curve PNGs under out/plots/<family>/.
+"""Writing results: out/baselines.csv (exact columns, the build first), out/baselines.md (laid out like the
+paper's Table 3, with the published numbers alongside, coverage on every row and the data the scores came
+from, the build first) and PR-curve PNGs under out/plots/<family>/. A report shows the results of one
+build: rows of two builds are refused (warehouse.builds.BuildMismatch).
 
 A row whose method covers less than MIN_COVERAGE of the evaluated items shows "—  (covers k/N)" instead
 of its metrics, and its curve is left out of the plots: most of its items carry the fallback score
@@ -20,7 +21,8 @@ import pandas as pd
 
 from baselines import metrics
 from baselines.catalog import family
-from baselines.evaluate import RESULT_COLUMNS, Evaluation
+from baselines.evaluate import CSV_COLUMNS, Evaluation, builds_of, with_build
+from warehouse.builds import BuildMismatch, BuildRef
 from warehouse.marts import Marts, marts_of
 from warehouse.target import Target
 
@@ -62,10 +64,27 @@ NOTES = {
 MIN_COVERAGE = 0.5
 
 
-def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+def write_csv(frame: pd.DataFrame, path: Path, build: BuildRef | None = None) -> Path:
+    """out/baselines.csv: CSV_COLUMNS. `frame` without build columns gets those of `build` (default: the
+    default build, no record); with them, they must name one build."""
+    if "build" not in frame.columns:
+        frame = with_build(frame, build if build is not None else BuildRef())
+    one_build(frame)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame[RESULT_COLUMNS].to_csv(path, index=False, float_format="%.6g")
+    frame[CSV_COLUMNS].to_csv(path, index=False, float_format="%.6g")
     return path
+
+
+def one_build(frame: pd.DataFrame) -> BuildRef | None:
+    """The one build of result rows (None: rows without build columns); BuildMismatch for two."""
+    if "build" not in frame.columns or frame.empty:
+        return None
+    found = builds_of(frame)
+    if len(found) > 1:
+        raise BuildMismatch(
+            f"results of builds {', '.join(b.label for b in found)} in one report: one report shows one build"
+        )
+    return found[0]
 
 
 def covered_enough(n_covered: int, n_items: int) -> bool:
@@ -161,9 +180,13 @@ def markdown(
     sources: list[str] | None = None,
 ) -> str:
     """Table 3 layout for SherLIiC plus one metrics table per other dataset/split. `sources`: the lines of
-    report.data_sources (the graph and the benchmark files the scores came from)."""
+    report.data_sources (the graph and the benchmark files the scores came from). Rows with build columns
+    must name one build, which the report names first."""
+    build = one_build(frame)
     methods = [m for m in order if m in set(frame.method)] + sorted(set(frame.method) - set(order))
     lines = ["# Baselines", ""]
+    if build is not None:
+        lines += [f"Build: {build.label} (`sherliic-dbt builds` shows its provenance).", ""]
     if sources:
         lines += ["## Data", "", *sources, ""]
     lines += [
@@ -191,7 +214,7 @@ def markdown(
             "## Coverage of the benchmark items",
             "",
             "Items whose premise and hypothesis map to dependency paths, and whose two canonical paths "
-            "are relations of warehouse.relations (empty: warehouse not built).",
+            "are relations of the build's relations mart (empty: not built).",
             "",
             _table(cov.to_dict("records"), right={"items", "with paths", "in warehouse"}),
         ]
@@ -219,19 +242,20 @@ def graph_source(warehouse: Target | Marts) -> str:
     `warehouse` (a Target's marts, or open marts of either engine)."""
     backed = "The warehouse-backed scores (graph family, relation embeddings)"
     with marts_of(warehouse) as marts:
-        if not marts.has_table("warehouse", "relations"):
+        schema = marts.schema
+        if not marts.has_table(schema, "relations"):
             return (
-                f"{backed} have no graph: no TEG is built in this database (they are skipped or uncovered)."
+                f"{backed} have no graph: no TEG is built in schema {schema} (they are skipped or uncovered)."
             )
-        n_relations = marts.one("select count(*) from warehouse.relations")[0]
-        if not marts.has_table("warehouse", "teg_corpora"):
+        n_relations = marts.one(f"select count(*) from {schema}.relations")[0]
+        if not marts.has_table(schema, "teg_corpora"):
             return (
-                f"{backed} come from the TEG in schema warehouse ({n_relations:,} relations); its corpora "
+                f"{backed} come from the TEG in schema {schema} ({n_relations:,} relations); its corpora "
                 "are not recorded (built before the teg_corpora mart existed: rebuild with `make dbt-run`)."
             )
-        names = [r[0] for r in marts.rows("select corpus_name from warehouse.teg_corpora order by 1")]
+        names = [r[0] for r in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
     built_from = ", ".join(names) if names else "no corpus"
-    graph = f"the TEG in schema warehouse ({n_relations:,} relations)"
+    graph = f"the TEG in schema {schema} ({n_relations:,} relations)"
     return f"{backed} come from {graph}, built from: {built_from}."
 
 

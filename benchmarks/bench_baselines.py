@@ -29,7 +29,7 @@ from baselines.registry import REGISTRY, ResourceMissing
 from deppath.paths import canonical_path
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.scratch import scratch_database
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 # Synthetic graph: clusters of relations sharing a pool of entity pairs, so item pairs overlap.
@@ -254,7 +254,10 @@ def write(result: dict, out_dir: Path) -> tuple[Path, Path]:
 @click.option("--skip-all-baselines", is_flag=True, help="Only the SQL vs dense Python part.")
 @target_options(engines=ENGINES)
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 def cli(
     target: Target,

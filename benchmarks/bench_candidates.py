@@ -33,7 +33,7 @@ from warehouse.command_line import CONTEXT, json_object, run, target_options, ve
 from warehouse.dbt import run_dbt
 from warehouse.errors import print_error
 from warehouse.scratch import scratch_database
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import Target
 
 MARTS_SELECTOR = [
@@ -346,7 +346,10 @@ def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
 )
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 @target_options()
 def cli(target: Target, dbt_vars: dict, **options) -> int:

@@ -32,7 +32,7 @@ from extract.postgres_load import write_corpus
 from warehouse import command_line
 from warehouse.batch_store import BatchClaim, PostgresBatchWriter, open_batch_store
 from warehouse.command_line import CONTEXT, target_options, version_option
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import Target
 
 
@@ -200,7 +200,10 @@ def markdown(result: dict) -> str:
 @click.option("--repeats", type=int, default=2, show_default=True, help="Interleaved repeats, best of each.")
 @click.option("--no-fidelity", is_flag=True, help="Skip the SherLIiC path-fidelity part.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 @target_options()
 def cli(target: Target, n: int, copy_sentences: int, repeats: int, no_fidelity: bool, out: Path) -> None:

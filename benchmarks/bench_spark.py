@@ -41,7 +41,7 @@ from warehouse.batch_store import MAX_KEPT_ERRORS
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.scratch import scratch_database
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
 
 COUNTED_MARTS = ("typed_relations", "inference_candidates", "relations", "entities")
@@ -421,7 +421,10 @@ def dbt_markdown(rows: list[dict]) -> list[str]:
 )
 @click.option("--skip-extraction", is_flag=True)
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 @click.option("--repeats", type=int, default=3, show_default=True, help="Task-scaling repeats (interleaved).")
 @click.option("--scaling-child", type=click.Path(path_type=Path), hidden=True)

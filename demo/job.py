@@ -33,7 +33,7 @@ from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.errors import DatabaseUnavailable
 from warehouse.marts import Marts
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
 
 DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpora` selects it)
@@ -256,7 +256,7 @@ def run_demo(
         _step(
             console, timings, "database", "start the database and create the raw schema", _prepare_db, target
         )
-    out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
+    out_dir = Path(out_dir) if out_dir is not None else out_folder() / "demo"
     corpus_path, types_path, corpus = _step(
         console,
         timings,

@@ -20,7 +20,7 @@ import pandas as pd
 from warehouse import MartError, list_marts, open_warehouse
 from warehouse.command_line import run, target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
 
 CANDIDATE_COLUMNS = [
@@ -116,7 +116,10 @@ def plot_scores(candidates: pd.DataFrame, path: Path) -> Path:
 @target_options(engines=ENGINES)
 @click.option("--top", default=10, show_default=True, help="How many of the best candidates to list.")
 @click.option(
-    "--out", type=click.Path(path_type=Path), default=OUT_DIR / "examples", help="Folder of the plot."
+    "--out",
+    type=click.Path(path_type=Path),
+    default=lambda: out_folder() / "examples",
+    help="Folder of the plot.",
 )
 def cli(target: Target, top: int, out: Path) -> None:
     """Top InfCands, the sentences behind the best one, and a plot of all candidates' scores."""

@@ -35,7 +35,7 @@ from extract.types import (
 )
 from warehouse.batch_store import BatchClaim, BatchSummary, BatchWriter, file_checksum, open_batch_store
 from warehouse.errors import ConfigurationError, InputError
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import Target
 
 ENTITY_TYPE_COLUMNS = ("entity_id", "type_name", "type_source")
@@ -177,7 +177,7 @@ def load_title_types(
     rows = sorted(set(title_type_rows(entities, titles)))
     # A small manifest file under out/ makes the derived table an ordinary, checksummed input; one per
     # database: runs against different databases never overwrite each other's input.
-    manifest = (out_dir or OUT_DIR / "derived") / f"textent_title_types.{database}.tsv"
+    manifest = (out_dir or out_folder() / "derived") / f"textent_title_types.{database}.tsv"
     manifest.parent.mkdir(parents=True, exist_ok=True)
     header = "# derived from " + ", ".join(f"{p.name}:{file_checksum(p)[:12]}" for p in paths) + "\n"
     manifest.write_text(header + "".join(f"{e}\t{t}\n" for e, t in rows) or header, encoding="utf-8")

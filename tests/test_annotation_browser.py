@@ -10,7 +10,7 @@ from test_annotation_helpers import make_warehouse
 
 from annotation.sampling import sample_batch
 from annotation.server import make_server, serve_in_thread
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 from warehouse.target import Target
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,7 +44,7 @@ def test_annotate_in_the_browser(chromium_path: Path, fresh_target: Target) -> N
     server = make_server(fresh_target, port=0, judgements_per_item=5)
     serve_in_thread(server)
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    screenshot = OUT_DIR / "annotation_page.png"
+    screenshot = out_folder() / "annotation_page.png"
     screenshot.parent.mkdir(parents=True, exist_ok=True)
     try:
         with sync_api.sync_playwright() as pw:

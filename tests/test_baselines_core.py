@@ -13,6 +13,7 @@ import pytest
 
 from baselines import catalog, cli, datasets, report
 from baselines.evaluate import (
+    CSV_COLUMNS,
     RESULT_COLUMNS,
     evaluate_baseline,
     evaluate_many,
@@ -21,6 +22,7 @@ from baselines.evaluate import (
 )
 from baselines.registry import Baseline, Context
 from baselines.word_vectors import WordVectors, path_cosine
+from warehouse.builds import BuildMismatch, BuildRef
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -89,16 +91,21 @@ def test_store_results_replaces_rows(fresh_target):
     }
     store_results(fresh_target, pd.DataFrame([row]))
     store_results(fresh_target, pd.DataFrame([row | {"f1": 0.75}]))
+    store_results(fresh_target, pd.DataFrame([row | {"f1": 0.25}]), BuildRef("trial", 7))  # another build
     with fresh_target.connect() as conn:
-        rows = conn.execute("select method, f1, threshold, n_covered from results.baseline_scores").fetchall()
-    assert rows == [("m", 0.75, None, 3)]
+        rows = conn.execute(
+            "select build, build_id, method, f1, threshold, n_covered from results.baseline_scores "
+            "order by build"
+        ).fetchall()
+    assert rows == [("default", None, "m", 0.75, None, 3), ("trial", 7, "m", 0.25, None, 3)]
 
 
 def test_report_files(tmp_path):
     items = _fixture_items()
     ev = evaluate_many(["Always yes", "Lemma"], items, Context(), show_progress=False)
     path = report.write_csv(ev.frame(), tmp_path / "baselines.csv")
-    assert path.read_text().splitlines()[0] == ",".join(RESULT_COLUMNS)
+    assert path.read_text().splitlines()[0] == ",".join(CSV_COLUMNS)
+    assert all(line.startswith("default,,") for line in path.read_text().splitlines()[1:])
     coverage = pd.DataFrame(
         [{"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": 2}]
     )
@@ -137,7 +144,8 @@ def test_cli_list_and_one(fresh_target, tmp_path, monkeypatch, capsys):
     assert cli.main(["one", "Lemma", "--out", str(out), *test_args, str(FIX / "relation_index.tsv")]) == 0
     assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 0
     frame = pd.read_csv(out / "baselines.csv")
-    assert list(frame.columns) == RESULT_COLUMNS
+    assert list(frame.columns) == CSV_COLUMNS
+    assert set(frame.build) == {"default"} and frame.build_id.isna().all()  # no warehouse built here
     assert sorted(set(frame.method)) == ["Always yes", "Lemma"]  # `one` merges into the CSV
     assert (out / "baselines.md").is_file() and (out / "plots" / "rules" / "pr_sherliic_dev.png").is_file()
     with fresh_target.connect() as conn:
@@ -204,3 +212,30 @@ def test_readme_quotes_the_current_rows(sherliic_dev, shared_data):
     ]
     assert len(quoted) == 3
     assert [row for row in quoted if row not in fresh] == []
+
+
+def test_one_report_shows_one_build(fresh_target, tmp_path, monkeypatch, capsys):
+    """Rows of two builds never share a report: `one` refuses to merge into a CSV of another build (one
+    line, exit 2, nothing written), and a report of mixed rows is refused."""
+    out = tmp_path / "out"
+    out.mkdir()
+    other = report.write_csv(
+        pd.DataFrame(
+            [dict.fromkeys(RESULT_COLUMNS, 0.5) | {"method": "Lemma", "dataset": "d", "split": "dev"}]
+        ),
+        out / "baselines.csv",
+        BuildRef("trial", 3),
+    )
+    before = other.read_text()
+    monkeypatch.setenv("DATABASE_URL", fresh_target.url())
+    monkeypatch.setenv("SHERLIIC_DATA", str(tmp_path / "no-shared-data"))
+    capsys.readouterr()
+    assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds results of build trial #3, this run reads build default" in err[0]
+    assert other.read_text() == before
+    mixed = pd.concat(
+        [pd.read_csv(other), pd.read_csv(other).assign(build="default", build_id=pd.NA)], ignore_index=True
+    )
+    with pytest.raises(BuildMismatch, match="one report shows one build"):
+        report.markdown(mixed, ["Lemma"])

@@ -460,8 +460,80 @@ def test_export_release_files(built: str, tmp_path: Path) -> None:
         mart = marts[rule["candidate_key"]]
         assert rule["premise"] == f"{mart['premise_tsg_index']}~{mart['premise_rel_id']}"
         assert rule["conclusion"] == f"{mart['hypothesis_tsg_index']}~{mart['hypothesis_rel_id']}"
+    with (tmp_path / "relation_rules.tsv").open() as handle:
+        relation_rules = list(csv.DictReader(handle, delimiter="\t"))
+    assert len(relation_rules) == summary.rows["relation_rules.tsv"] == count("rules")
+    assert {r["rule_key"] for r in relation_rules} == {
+        r["rule_key"] for r in rows(built, "select rule_key from warehouse.rules")
+    }
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert (manifest["build"], manifest["schema"], manifest["corpora"]) == ("default", "warehouse", ["graph"])
+    assert (
+        manifest["record"]["status"] == "succeeded" and manifest["build_id"] == manifest["record"]["build_id"]
+    )
+    assert manifest["files"]["rules.tsv"]["rows"] == summary.rows["rules.tsv"]
     assert main(["--out", str(tmp_path / "cli"), "--database-url", built]) == 0
     assert (tmp_path / "cli" / "rules.tsv").exists()
+
+
+def test_rules_mart_is_one_row_per_rule_over_its_typings(built: str) -> None:
+    """rules = inference_candidates grouped by (premise relation, hypothesis relation, alignment),
+    recomputed here."""
+    candidates = rows(built, "select * from warehouse.inference_candidates")
+    expected: dict[tuple, list[dict]] = {}
+    for c in candidates:
+        expected.setdefault((c["premise_rel_id"], c["hypothesis_rel_id"], c["alignment"]), []).append(c)
+    rules = {
+        (r["premise_rel_id"], r["hypothesis_rel_id"], r["alignment"]): r
+        for r in rows(built, "select * from warehouse.rules")
+    }
+    assert set(rules) == set(expected)
+    for key, typed in expected.items():
+        rule = rules[key]
+        best = max(
+            typed, key=lambda c: (c["score"], -c["premise_typed_rel_id"], -c["hypothesis_typed_rel_id"])
+        )
+        typings = sorted(
+            f"({c['premise_type_a']}, {c['premise_type_b']}) => "
+            f"({c['hypothesis_type_a']}, {c['hypothesis_type_b']})"
+            for c in typed
+        )
+        assert rule["n_typings"] == len(typed) and sorted(rule["typings"]) == typings
+        assert rule["best_score"] == best["score"] and rule["best_relv"] == best["relv"]
+        assert math.isclose(rule["summed_score"], sum(c["score"] for c in typed), rel_tol=1e-12)
+        assert (rule["premise_path"], rule["hypothesis_path"]) == (
+            best["premise_path"],
+            best["hypothesis_path"],
+        )
+        assert rule["rule_key"] == md5_key(
+            md5_key(best["premise_path"]), md5_key(best["hypothesis_path"]), key[2]
+        )
+    acquire_buy = [r for r in rules.values() if (r["premise_path"], r["hypothesis_path"]) == (ACQUIRE, BUY)]
+    assert len(acquire_buy) == 1 and acquire_buy[0]["alignment"] == "straight"
+
+
+def test_the_funnel_counts_each_step(built: str) -> None:
+    funnel = rows(built, "select * from warehouse.candidate_funnel order by step_number")
+    steps = {f["step"]: f for f in funnel}
+    assert [f["step_number"] for f in funnel] == list(range(1, 11))
+
+    def count(query: str) -> int:
+        return rows(built, query)[0]["n"]
+
+    assert steps["relation_instances"]["n_rows"] == len(planted_graph()["instances"])  # not the failed batch
+    assert steps["relations"]["n_rows"] == count("select count(*) as n from warehouse.relations")
+    assert steps["typed_relations"]["n_rows"] == count("select count(*) as n from warehouse.typed_relations")
+    n_candidates = count("select count(*) as n from warehouse.inference_candidates")
+    assert steps["inference_candidates"]["n_rows"] == n_candidates > 0
+    pairs = [
+        steps[s]["n_rows"] for s in ("typed_pairs", "types", "relv", "sigma", "esr", "inference_candidates")
+    ]
+    assert pairs == sorted(pairs, reverse=True)  # cumulative: never grows
+    assert (steps["relv"]["var_name"], steps["relv"]["var_value"]) == ("min_relv", "1000")
+    assert (steps["relation_instances"]["var_name"], steps["relation_instances"]["var_value"]) == (
+        "corpora",
+        "null",
+    )
 
 
 def test_export_without_marts_fails_clearly(fresh_target: Target, tmp_path: Path) -> None:

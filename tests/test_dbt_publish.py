@@ -85,6 +85,11 @@ def built(make_target, tmp_path_factory) -> tuple[str, dict]:
             {"type_sources": []},
             "invalid dbt var type_sources = []: must be null (every source) or a non-empty list",
         ),
+        (
+            {"type_sources": ["freebase", "nosuchsource"]},
+            'invalid dbt var type_sources = ["freebase", "nosuchsource"]: must be type sources of the loaded '
+            "batches; not loaded: nosuchsource (loaded: freebase, ner)",
+        ),
         ({"map_types": "yes"}, 'invalid dbt var map_types = "yes": must be true or false'),
         (
             {"work_mem": "1GB'; drop table raw.entities; --"},

@@ -40,7 +40,7 @@ def test_training_is_deterministic_and_cached(marts_target: Target, tmp_path) ->
 
 
 def test_cosine_scores(marts_target: Target, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
     items = pd.DataFrame(
         [item(OBEY, OWN), item(rev(OWN), OBEY), item(LEAD, OBEY), item("x___y___nsubj", OWN)]
     )
@@ -94,7 +94,7 @@ def test_w2v_tsg_rel_emb_follows_the_preference_file(
     marts_target: Target, shared_data, tmp_path, monkeypatch
 ) -> None:
     """military_combatant/region is 1 (typed) in the original file, location/region 0 (untyped)."""
-    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
     items = pd.DataFrame(
         [item(OBEY, OWN, ("military_combatant", "region")), item(OBEY, OWN, ("location", "region"))]
     )

@@ -91,6 +91,22 @@ def engine_option(function: F) -> F:
     )(function)
 
 
+def build_option(function: F) -> F:
+    """``--build NAME`` (help names SHERLIIC_BUILD); the function receives ``build``: the name typed on
+    the command line, else None (= SHERLIIC_BUILD, else the default build)."""
+    return click.option(
+        "--build",
+        "build",
+        envvar="SHERLIIC_BUILD",
+        show_envvar=True,
+        default=None,
+        metavar="NAME",
+        callback=_given_on_the_command_line,
+        help="The named build whose marts to use (`sherliic-dbt builds` lists them; default: SHERLIIC_BUILD, "
+        "else the default build, schema warehouse).",
+    )(function)
+
+
 def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
     """Callback of an option taking a JSON object (dbt vars): the dict, or a usage error."""
     if value is None:
@@ -104,16 +120,21 @@ def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -
     return parsed
 
 
-def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F], F]:
-    """``--database-url`` (and ``--engine`` when `engines` names both): the function receives ONE
-    ``target`` (:class:`Target`) built from them and the environment, checked before it runs."""
+def target_options(*, engines: tuple[str, ...] = ("postgres",), build: bool = False) -> Callable[[F], F]:
+    """``--database-url`` (and ``--engine`` when `engines` names both, ``--build`` when `build`, for the
+    commands that read a build's marts): the function receives ONE ``target`` (:class:`Target`) built
+    from them and the environment, checked before it runs."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
         def with_target(
-            *args: Any, database_url: str | None, engine: str | None = None, **kwargs: Any
+            *args: Any,
+            database_url: str | None,
+            engine: str | None = None,
+            build: str | None = None,
+            **kwargs: Any,
         ) -> Any:
-            target = Target.from_environment(engine=engine, database_url=database_url)
+            target = Target.from_environment(engine=engine, database_url=database_url, build=build)
             if target.engine not in engines:
                 raise ConfigurationError(
                     f"this command works on {' or '.join(engines)} only, not on {target.engine} "
@@ -122,6 +143,8 @@ def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F],
             return function(*args, target=target, **kwargs)
 
         command = database_url_option(with_target)
+        if build:
+            command = build_option(command)
         return engine_option(command) if len(engines) > 1 else command
 
     return decorate

@@ -7,7 +7,12 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
-OUT_DIR = Path(os.environ.get("SHERLIIC_OUT", PROJECT_ROOT / "out"))
+
+
+def out_folder() -> Path:
+    """The folder of reports, exports and caches of results: SHERLIIC_OUT, else out/ in the checkout (read
+    when called, by a command as it starts; never at import)."""
+    return Path(os.environ.get("SHERLIIC_OUT") or PROJECT_ROOT / "out")
 
 
 def shared_data_dir() -> Path:

@@ -40,6 +40,8 @@ MARTS_SCHEMA = "warehouse"  # the live schema every mart is published to
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # a build's name becomes part of a schema name and of file names: plain names only
 BUILD_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+DEFAULT_BUILD = "default"  # the name of the build without a name (schema warehouse), where one is needed
+NAMED_BUILD_SCHEMA_PREFIX = "build_"
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class Target:
             raise ConfigurationError(f"engine {self.engine!r}: expected one of {', '.join(ENGINES)}")
         if self.database_url is not None:
             check_database_url(self.database_url)
+        if self.build == DEFAULT_BUILD:  # `--build default` names the default build
+            object.__setattr__(self, "build", None)
         if self.build is not None and not BUILD_NAME.fullmatch(self.build):
             raise ConfigurationError(
                 f"build name {self.build!r}: use lowercase letters, digits and '_', starting with a letter "
@@ -139,9 +143,23 @@ class Target:
 
     # -- names -----------------------------------------------------------------------------------------
     @property
+    def build_name(self) -> str:
+        """The build's name as results and reports show it: its name, or "default"."""
+        return DEFAULT_BUILD if self.build is None else self.build
+
+    @property
     def marts_schema(self) -> str:
-        """The schema the marts of this Target's build are published to."""
-        return MARTS_SCHEMA if self.build is None else f"build_{self.build}"
+        """The schema the marts of this Target's build are published to: `warehouse` for the default
+        build, `build_<name>` for a named one (Postgres only: on Spark, where models are built in place
+        without an atomic publish, a named build is refused in one line)."""
+        if self.build is None:
+            return MARTS_SCHEMA
+        if self.engine == "spark":
+            raise ConfigurationError(
+                f"named builds (build {self.build}) need the postgres engine: on Spark models are built in "
+                "place, so a failed build could not be kept from replacing a good one (docs/design.md §2)"
+            )
+        return NAMED_BUILD_SCHEMA_PREFIX + self.build
 
     @property
     def dbt_target(self) -> str:
@@ -182,9 +200,16 @@ class Target:
             server.ensure_schema(self.url())
 
     def dbt_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The environment dbt runs in: `environ` (default this process's) plus what the profile reads."""
+        """The environment dbt runs in: `environ` (default this process's) plus what the profile reads:
+        the connection, and the build's schema (SHERLIIC_DBT_SCHEMA). A named build also gets target and
+        log folders of its own (dbt_project/target/builds/<name>), so that two builds never share a
+        manifest or a partial-parse cache."""
         env = dict(os.environ if environ is None else environ)
         env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
+        env["SHERLIIC_DBT_SCHEMA"] = self.marts_schema
+        if self.build is not None:
+            env["DBT_TARGET_PATH"] = f"target/builds/{self.build}"
+            env["DBT_LOG_PATH"] = f"logs/builds/{self.build}"
         if self.engine == "spark":
             env.update(spark_engine.dbt_env(self.spark))
             # dbt's session starts a JVM of its own: never attach to a spark-submit driver's

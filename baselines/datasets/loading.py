@@ -161,15 +161,15 @@ def load_items(target: Target, datasets: Iterable[str] | None = None) -> pd.Data
 
 
 def warehouse_coverage(items: pd.DataFrame, warehouse: Target | Marts) -> pd.DataFrame:
-    """Per dataset/split: items whose two paths map (canonical_path) to relations in warehouse.relations
-    (read from the marts of a Target, or from open marts of either engine).
+    """Per dataset/split: items whose two paths map (canonical_path) to relations of the build's
+    relations mart (read from the marts of a Target, or from open marts of either engine).
 
     Returns columns dataset, split, n_items, n_with_paths, n_in_warehouse (n_in_warehouse is None when the
     warehouse has not been built).
     """
     with marts_of(warehouse) as marts:
-        exists = marts.has_table("warehouse", "relations")
-        known = {r[0] for r in marts.stream("select path from warehouse.relations")} if exists else None
+        exists = marts.has_table(marts.schema, "relations")
+        known = {r[0] for r in marts.stream(f"select path from {marts.schema}.relations")} if exists else None
     rows = []
     for (ds, sp), g in items.groupby(["dataset", "split"], sort=True):
         with_paths = g["premise_path"].notna() & g["hypothesis_path"].notna()

@@ -28,10 +28,10 @@ import click
 import pandas as pd
 
 from baselines import catalog, datasets, report
-from baselines.cli import EvaluationOptions, prepare_evaluation, shared_data
+from baselines.cli import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
 from baselines.combination import NAME as COMBINATION
 from baselines.context import command_context
-from baselines.evaluate import RESULT_COLUMNS, evaluate_baseline, evaluate_many, store_results
+from baselines.evaluate import CSV_COLUMNS, evaluate_baseline, evaluate_many, store_results, with_build
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
@@ -49,7 +49,7 @@ from baselines.registry import Baseline, Context
 from warehouse import command_line
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
 
@@ -167,8 +167,8 @@ workers_option = click.option(
 out_option = click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=OUT_DIR,
-    show_default=True,
+    default=out_folder,
+    show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
 
@@ -215,7 +215,7 @@ def runs_markdown(rows: list[dict]) -> str:
 )
 @workers_option
 @out_option
-@target_options(engines=ENGINES)
+@target_options(engines=ENGINES, build=True)
 def run_command(
     target: Target,
     sherliic_test: str | None,
@@ -241,6 +241,7 @@ def run_command(
     )
     plan = settings.plan
     with command_context(target, shared_data=shared_data(), lm=settings) as ctx:
+        check_csv_build(out / "baselines.csv", ctx.build_ref)  # its rows must be of this build
         prepared = prepare_evaluation(options, ctx)
         if prepared is None:
             return 1
@@ -254,14 +255,14 @@ def run_command(
             print(f"skipped {name}: {why}")
         for name, why in ev.failed.items():
             print(f"FAILED {name}: {why}", file=sys.stderr)
-        frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
+        frame = merge_by_method(with_build(ev.frame(), ctx.build_ref), out / "baselines.csv", CSV_COLUMNS)
         report.write_csv(frame, out / "baselines.csv")
         sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
         (out / "baselines.md").write_text(
             report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
         )
         plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
-        store_results(target, ev.frame())
+        store_results(target, ev.frame(), ctx.build_ref)
         # what was run: the readers of the cache score these rows with this plan (baselines.lm.plan)
         lm_rows = [(r["method"], r["dataset"]) for r in ev.rows if r["method"].startswith("lm:")]
         record.with_run(plan, settings.models, lm_rows).write(settings.run.runs_dir)

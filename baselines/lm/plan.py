@@ -37,7 +37,7 @@ from baselines.lm.models import DEFAULT_CACHE_DIR, MODELS
 from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
 from baselines.lm.runs import RUNS_SUBDIR, Recipe, RunSettings
 from warehouse.errors import ConfigurationError
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 
 DEFAULT_FINETUNE = "minilm:sherliic,levy_holt,levy_holt/*"  # mpnet: opt in, docs/lm.md
 EXAMPLES_PER_RUN = 4000
@@ -161,7 +161,7 @@ def _models(environ: Mapping[str, str]) -> tuple[str, ...]:
 def run_settings(environ: Mapping[str, str]) -> RunSettings:
     """Where runs are cached and how they are computed: the run cache under SHERLIIC_OUT (out/lm/runs),
     LM_THREADS, LM_KEEP_WEIGHTS, SHERLIIC_LM_CACHE."""
-    out = Path(environ["SHERLIIC_OUT"]) if environ.get("SHERLIIC_OUT") else OUT_DIR
+    out = Path(environ["SHERLIIC_OUT"]) if environ.get("SHERLIIC_OUT") else out_folder()
     return RunSettings(
         runs_dir=out / RUNS_SUBDIR,
         cache_dir=Path(environ.get("SHERLIIC_LM_CACHE") or DEFAULT_CACHE_DIR),

@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,13 +25,12 @@ import numpy as np
 from baselines.lm.models import DEFAULT_CACHE_DIR, get_model, require_stack
 from baselines.lm.patterns import render
 from baselines.registry import ResourceMissing
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
 
 if TYPE_CHECKING:
     from baselines.lm.encoder import TrainSettings
 
 RUNS_SUBDIR = Path("lm") / "runs"  # the run cache, under the output folder
-RUNS_DIR = OUT_DIR / RUNS_SUBDIR
 ZERO_SHOT = "zero-shot cosine"
 
 
@@ -39,7 +38,7 @@ ZERO_SHOT = "zero-shot cosine"
 class RunSettings:
     """Where runs are cached and how they are computed (a command's LM_* process settings)."""
 
-    runs_dir: Path = RUNS_DIR  # the run cache
+    runs_dir: Path = field(default_factory=lambda: out_folder() / RUNS_SUBDIR)  # the run cache
     cache_dir: Path = DEFAULT_CACHE_DIR  # SHERLIIC_LM_CACHE: the unpacked models
     threads: int = 1  # LM_THREADS: torch threads per process
     keep_weights: bool = True  # LM_KEEP_WEIGHTS=0: keep no weights.safetensors
@@ -239,7 +238,7 @@ def _trained(
     return model
 
 
-def cached_runs(runs_dir: Path = RUNS_DIR) -> list[dict]:
+def cached_runs(runs_dir: Path) -> list[dict]:
     """One row per trained run in the cache (model, pattern, seed, epochs, training set, seconds, threads),
     read from its recipe.json and training.json: what `make lm` cost, for out/lm/runs.md."""
     rows = []

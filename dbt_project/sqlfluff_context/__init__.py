@@ -10,6 +10,7 @@ with ``execute`` false (the project overrides ``ref``: macros/atomic_publish.sql
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,8 @@ builtins = _Builtins()
 execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()
 exceptions = _Exceptions()
+
+
+def tojson(value: Any, default: Any = None) -> str:
+    """dbt's tojson(): the value as JSON (the funnel mart records each var's value with it)."""
+    return json.dumps(value)

@@ -51,7 +51,7 @@ create table if not exists raw.benchmark_items (
 
 create table if not exists raw.annotation_batches (
     batch_name string, task string, seed int, stratify_by string, n_items int, options string,
-    created_at timestamp
+    created_at timestamp, build string, build_id bigint
 ) using parquet;
 
 create table if not exists raw.annotation_items (
