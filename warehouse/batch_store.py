@@ -45,6 +45,7 @@ from warehouse.batch_base import (
     file_checksum,
     text_checksum,
 )
+from warehouse.engine import staging_dir
 from warehouse.postgres_batches import PostgresBatchStore, PostgresBatchWriter, lock_key
 from warehouse.spark_batches import SparkBatchStore, SparkBatchWriter
 from warehouse.target import Target
@@ -72,6 +73,7 @@ def open_batch_store(target: Target) -> Iterator[BatchStore]:
     """The batch store of the Target's raw schema (on Spark the session stays for the process's next
     loads; the command that started it ends with it)."""
     if target.engine == "spark":
-        yield SparkBatchStore(target.spark_session("sherliic-load"), target.spark.catalog_dir / "staging")
+        spark = target.spark_session("sherliic-load")
+        yield SparkBatchStore(spark, staging_dir(spark))
         return
     yield PostgresBatchStore(target)

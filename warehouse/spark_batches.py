@@ -5,12 +5,11 @@ load_batches table publishes them (see :mod:`warehouse.batch_store`). pyspark is
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import suppress
 from datetime import UTC, datetime
 from itertools import islice
-from pathlib import Path
 
 from warehouse.batch_base import (
     COUNT_COLUMNS,
@@ -26,6 +25,7 @@ from warehouse.batch_base import (
     removal_names,
     skip_message,
 )
+from warehouse.engine import remove_dir
 from warehouse.spark_raw import apply_spark_schema
 
 SPARK_CHUNK_ROWS = 200_000  # rows per DataFrame sent from the driver
@@ -43,9 +43,10 @@ SPARK_BATCH_COLUMNS = (
 
 class SparkBatchWriter(BatchWriter):
     """Inserts into the batch's partitions of the Spark raw tables (``spark`` for distributed writes;
-    ``staging``: a folder of this batch for Parquet written from the driver)."""
+    ``staging``: a folder (path or URI) of this batch for Parquet written from the driver, where every
+    executor reaches it)."""
 
-    def __init__(self, spark, summary: BatchSummary, staging: Path):
+    def __init__(self, spark, summary: BatchSummary, staging: str):
         super().__init__(summary)
         self.spark, self.staging = spark, staging
         self.writes = 0  # write_rows calls: each stages its rows in a folder of its own
@@ -72,13 +73,15 @@ class SparkBatchWriter(BatchWriter):
         if list(columns) != schema.names:
             raise ValueError(f"raw.{table} takes the columns {schema.names}, not {list(columns)}")
         self.writes += 1
-        folder = self.staging / f"{table}.{self.writes}"
-        rows = iter(rows)
+        folder = f"{self.staging}/{table}.{self.writes}"
+        rows, staged = iter(rows), False
         while part := list(islice(rows, SPARK_CHUNK_ROWS)):
-            self.spark.createDataFrame(part, schema).write.mode("append").parquet(str(folder))
-        if not folder.exists():
+            # written by the executors' tasks: the folder must be one they all reach (engine.staging_dir)
+            self.spark.createDataFrame(part, schema).write.mode("append").parquet(folder)
+            staged = True
+        if not staged:
             return 0
-        frame = self.spark.read.schema(schema).parquet(str(folder))
+        frame = self.spark.read.schema(schema).parquet(folder)
         frame = frame.distinct() if distinct else frame
         written = frame.count()
         frame.createOrReplaceTempView(f"_load_{table}")
@@ -117,7 +120,7 @@ class SparkBatchWriter(BatchWriter):
 class SparkBatchStore(BatchStore):
     """load_batches on the Spark catalog: a small table, read whole and rewritten whole on each change."""
 
-    def __init__(self, spark, staging: Path):
+    def __init__(self, spark, staging: str):
         self.spark, self.staging = spark, staging
 
     def load(self, claim: BatchClaim, write: Callable[[BatchWriter], dict[str, int]]) -> BatchSummary:
@@ -173,7 +176,7 @@ class SparkBatchStore(BatchStore):
         summary.batch_id = batch_id
         self._write([*rows, row])
         replaced = [old["batch_id"] for old in existing]
-        staging = self.staging / str(batch_id)
+        staging = f"{self.staging}/{batch_id}"
         try:
             summary.replaced_batches = replaced  # still loaded while this one is written
             counts = write(SparkBatchWriter(self.spark, summary, staging))
@@ -187,7 +190,8 @@ class SparkBatchStore(BatchStore):
             self._fail(claim, rows, row, str(exc))
             raise
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            with suppress(Exception):  # a failed clean-up must not hide the load's own error
+                remove_dir(self.spark, staging)
         for old in existing:  # no longer visible: their load_batches rows are gone
             self._drop_partitions(old["batch_id"], old["kind"])
         summary.seconds = round(time.perf_counter() - started, 3)

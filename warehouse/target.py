@@ -213,6 +213,9 @@ class Target:
             env["DBT_LOG_PATH"] = f"logs/builds/{self.build}"
         if self.engine == "spark":
             env.update(spark_engine.dbt_env(self.spark))
+            # dbt's session starts a JVM of its own: never attach to a spark-submit driver's
+            env.pop("PYSPARK_GATEWAY_PORT", None)
+            env.pop("PYSPARK_GATEWAY_SECRET", None)
         else:
             env.update(server.dbt_env(self.url()))
         return env
