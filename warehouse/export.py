@@ -378,7 +378,8 @@ def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[s
                 counts[name] = _copy_to_file(marts.connection, query, path, header=header is not None)
             else:
                 counts[name] = _write_rows(marts.stream(query), path, header)
-        counts[VERIFIER_FILE] = export_verifier_scores(marts, folder)  # verifier scores of the rules (make rank)
+        # the rules' verifier scores (make rank)
+        counts[VERIFIER_FILE] = export_verifier_scores(marts, folder)
         corpora = [row[0] for row in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
     return counts, corpora
 
