@@ -177,6 +177,7 @@ COMMANDS: dict[str, list[str]] = {
     "sherliic-baselines": ["all", "--no-load", "--out", "{tmp}/baselines"],
     "sherliic-annotate": ["import", "{tmp}/results.csv"],
     "baselines.lm.cli": ["run", "--no-load", "--out", "{tmp}/lm"],
+    "sherliic-lm": ["run", "--no-load", "--out", "{tmp}/lm"],
     "baselines.probe": ["--out", "{tmp}/probe"],
     "baselines.combination": ["--out", "{tmp}/combination"],
     "baselines.noisy_labels": [],
