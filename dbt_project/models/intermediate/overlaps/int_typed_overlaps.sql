@@ -1,56 +1,191 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook=["{{ heavy_model_settings() }}", "{{ hash_aggregates_only() }}"], post_hook="{{ analyze_table() }}") }}
 {%- set k = var('top_k_types') | int -%}
-{%- if k * k > 64 -%}
-    {{ exceptions.raise_compiler_error(
-        "int_typed_overlaps: top_k_types = " ~ k ~ " is not supported; the typed overlap counts pack "
-        ~ "k² (slot type, slot type) combinations into one 64-bit mask, so k must be at most 8") }}
-{%- endif %}
 -- Paper §2.3: A∩B for typed relations A (premise) and B (hypothesis) of different paths, both
 -- alignments (see int_relation_overlaps), with |A∩B|, |π1(A∩B)|, |π2(A∩B)| and |π1 ∪ π2| (esr's
 -- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
 -- the acceptance filter re-checks them.
 --
--- Scale: nothing joins typed relation members. Whether a pair (x, y) of the untyped overlap O
--- (int_relation_overlaps) is in typing a of A and b of B only depends on the type masks of x and y
--- (int_overlap_pair_typings), and int_overlap_typing_sizes has already dropped the typings whose
--- share of the overlap cannot reach r_min. To test a and b at once, the masks of x are multiplied
--- into one bigint with bit (rank in A − 1)·k + (rank in B − 1) set for every admitted (slot type of
--- A, slot type of B) combination (macro mask_product), likewise for y. Then everything is a count
--- class (relation pair, x combinations, y combinations, weights) that holds for (a, b) iff both
--- combination bits of (a, b) are set:
---   pairs: the pair's own masks, weight 1 in |A∩B|;
---   first arguments: own x masks and the OR of the partners' y masks (the entity is in π1(A∩B) iff
---   some partner is admitted), weight 1 in |π1| and |π1 ∪ π2|; second arguments likewise;
---   entities in both roles: the AND of their two role classes, weight −1 in |π1 ∪ π2| (counted once).
--- Classes meet typing pairs by an equi-join on the premise's slot ranks (the first factor of the
--- combinations, exploded by mask_rank_table), then the exact bit test picks the hypothesis typing.
+-- Scale: nothing joins typed relation members. Everything is summed from the count classes of each
+-- relation pair (int_overlap_classes: masks of x and y multiplied into (slot type of A, slot type of B)
+-- combinations, class weights for |A∩B|, |π1|, |π2| and |π1 ∪ π2|):
+--   1. side bounds: a typed overlap a∩b is a subset of O ∩ a (O = the untyped overlap), so the classes
+--      projected on A's masks (first factors of the combinations) bound |a∩b| and its projections by
+--      |O' ∩ a|, |π1(O' ∩ a)|, |π2(O' ∩ a)| (O' = the pairs of O admitted by some typing of B, the only
+--      ones a∩b can hold); likewise for B (second factors). Typings of either side below r_min are
+--      dropped before they are paired (the pairing is what multiplies rows).
+--   2. the classes meet the surviving typing pairs by an equi-join on the premise's slot ranks (the
+--      first factor of the combinations, exploded by mask_rank_table), then the exact bit test picks
+--      the hypothesis typing.
 with
 
-overlap_masks as (
-
-    select * from {{ ref('int_overlap_pair_typings') }}
-
-),
-
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
-premise_sides as (
+relation_pair_classes as (
 
-    select * from {{ ref('int_overlap_typing_sizes') }}
-    where is_premise
-
-),
-
-hypothesis_sides as (
-
-    select * from {{ ref('int_overlap_typing_sizes') }}
-    where not is_premise
+    select * from {{ ref('int_overlap_classes') }}
 
 ),
 
--- at most 2^k · k rows: read twice, materialised for free
+premise_side_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+
+),
+
+hypothesis_side_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+
+),
+
+match_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+
+),
+
+typed_relations as (
+
+    select * from {{ ref('int_typed_relations') }}
+
+),
+
+-- at most 2^k · k rows: read several times, materialised for free
 mask_ranks as (
 
     {{ mask_rank_table(k) }}
+
+),
+
+relation_pairs as (
+
+    select
+        relation_pair_id,
+        {{ relation_pair_premise('relation_pair_id') }} as premise_rel_id,
+        {{ relation_pair_hypothesis('relation_pair_id') }} as hypothesis_rel_id,
+        {{ relation_pair_alignment('relation_pair_id') }} as alignment
+
+    from relation_pair_classes
+    group by relation_pair_id
+
+),
+
+eligible_typings as (
+
+    select
+        typed_relations.typed_rel_id,
+        typed_relations.rel_id,
+        typed_relations.type_rank_a,
+        typed_relations.type_rank_b
+
+    from typed_relations
+    where {{ can_reach_projection_bound('typed_relations') }}
+
+),
+
+-- the classes seen from each side: A's masks of x and y (first factors), and B's (second factors)
+side_classes as (
+
+    select
+        relation_pair_id,
+        true as is_premise,
+        {{ first_factor('arg1_combinations', k) }} as arg1_mask,
+        {{ first_factor('arg2_combinations', k) }} as arg2_mask,
+        n_pairs,
+        n_arg1 as n_arg1_entities,
+        n_arg2 as n_arg2_entities
+
+    from premise_side_classes
+
+    union all
+
+    select
+        relation_pair_id,
+        false as is_premise,
+        {{ second_factor('arg1_combinations', k) }} as arg1_mask,
+        {{ second_factor('arg2_combinations', k) }} as arg2_mask,
+        n_pairs,
+        n_arg1 as n_arg1_entities,
+        n_arg2 as n_arg2_entities
+
+    from hypothesis_side_classes
+
+),
+
+-- the counts per admitted (slot rank of x, slot rank of y): each class's masks exploded to ranks and
+-- summed BEFORE typings are joined (at most k² rows per relation pair and side remain)
+side_rank_counts as (
+
+    select
+        side_classes.relation_pair_id,
+        side_classes.is_premise,
+        arg1_mask_ranks.type_rank as arg1_type_rank,
+        arg2_mask_ranks.type_rank as arg2_type_rank
+
+    from side_classes
+    inner join mask_ranks as arg1_mask_ranks
+        on side_classes.arg1_mask = arg1_mask_ranks.mask
+    inner join mask_ranks as arg2_mask_ranks
+        on side_classes.arg2_mask = arg2_mask_ranks.mask
+    group by
+        side_classes.relation_pair_id,
+        side_classes.is_premise,
+        arg1_mask_ranks.type_rank,
+        arg2_mask_ranks.type_rank
+    having sum(side_classes.n_pairs) >= {{ var('r_min') }}
+        and sum(side_classes.n_arg1_entities) >= {{ var('r_min') }}
+        and sum(side_classes.n_arg2_entities) >= {{ var('r_min') }}
+
+),
+
+-- the typings of each side with the ranks of the slot types x and y fill (a crossed hypothesis has
+-- x in its second slot)
+side_typings as (
+
+    select
+        relation_pairs.relation_pair_id,
+        relation_pairs.alignment,
+        sides.is_premise,
+        eligible_typings.typed_rel_id,
+        case when sides.is_premise or relation_pairs.alignment = 'straight'
+                then eligible_typings.type_rank_a
+            else eligible_typings.type_rank_b
+        end as arg1_type_rank,
+        case when sides.is_premise or relation_pairs.alignment = 'straight'
+                then eligible_typings.type_rank_b
+            else eligible_typings.type_rank_a
+        end as arg2_type_rank
+
+    -- two constant rows in a subquery (kept as tuned, docs/performance.md)
+    from relation_pairs
+    cross join (  -- noqa: ST05
+        select true as is_premise
+        union all
+        select false as is_premise
+    ) as sides
+    inner join eligible_typings
+        on eligible_typings.rel_id = case when sides.is_premise
+                then relation_pairs.premise_rel_id
+            else relation_pairs.hypothesis_rel_id
+        end
+
+),
+
+side_survivors as (
+
+    select
+        side_typings.relation_pair_id,
+        side_typings.alignment,
+        side_typings.is_premise,
+        side_typings.typed_rel_id,
+        side_typings.arg1_type_rank,
+        side_typings.arg2_type_rank
+
+    from side_rank_counts
+    inner join side_typings
+        on side_rank_counts.relation_pair_id = side_typings.relation_pair_id
+        and side_rank_counts.is_premise = side_typings.is_premise
+        and side_rank_counts.arg1_type_rank = side_typings.arg1_type_rank
+        and side_rank_counts.arg2_type_rank = side_typings.arg2_type_rank
 
 ),
 
@@ -67,142 +202,11 @@ typing_pairs as (
         (premise.arg1_type_rank - 1) * {{ k }} + hypothesis.arg1_type_rank - 1 as arg1_combination,
         (premise.arg2_type_rank - 1) * {{ k }} + hypothesis.arg2_type_rank - 1 as arg2_combination
 
-    from premise_sides as premise
-    inner join hypothesis_sides as hypothesis
+    from side_survivors as premise
+    inner join side_survivors as hypothesis
         on premise.relation_pair_id = hypothesis.relation_pair_id
-
-),
-
-combination_pairs as (
-
-    select
-        relation_pair_id,
-        arg1_entity_id,
-        arg2_entity_id,
-        {{ mask_product('arg1_premise_mask', 'arg1_hypothesis_mask', k) }} as arg1_combinations,
-        {{ mask_product('arg2_premise_mask', 'arg2_hypothesis_mask', k) }} as arg2_combinations
-
-    from overlap_masks
-
-),
-
--- each entity's classes as a first argument (own, OR of partners) and as a second (OR of partners,
--- own); 0 for a role it does not have
-entity_occurrences as (
-
-    select
-        relation_pair_id,
-        arg1_entity_id as entity_id,
-        arg1_combinations as as_arg1_arg1_combinations,
-        arg2_combinations as as_arg1_arg2_combinations,
-        cast(0 as bigint) as as_arg2_arg1_combinations,
-        cast(0 as bigint) as as_arg2_arg2_combinations
-
-    from combination_pairs
-
-    union all
-
-    select
-        relation_pair_id,
-        arg2_entity_id as entity_id,
-        cast(0 as bigint) as as_arg1_arg1_combinations,
-        cast(0 as bigint) as as_arg1_arg2_combinations,
-        arg1_combinations as as_arg2_arg1_combinations,
-        arg2_combinations as as_arg2_arg2_combinations
-
-    from combination_pairs
-
-),
-
-entity_masks as (
-
-    select
-        relation_pair_id,
-        bit_or(as_arg1_arg1_combinations) as as_arg1_arg1_combinations,
-        bit_or(as_arg1_arg2_combinations) as as_arg1_arg2_combinations,
-        bit_or(as_arg2_arg1_combinations) as as_arg2_arg1_combinations,
-        bit_or(as_arg2_arg2_combinations) as as_arg2_arg2_combinations
-
-    from entity_occurrences
-    group by
-        relation_pair_id,
-        entity_id
-
-),
-
-class_rows as (
-
-    select
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations,
-        1 as n_pairs,
-        0 as n_arg1,
-        0 as n_arg2,
-        0 as n_entities
-
-    from combination_pairs
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg1_arg1_combinations as arg1_combinations,
-        as_arg1_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        1 as n_arg1,
-        0 as n_arg2,
-        1 as n_entities
-
-    from entity_masks
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg2_arg1_combinations as arg1_combinations,
-        as_arg2_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        0 as n_arg1,
-        1 as n_arg2,
-        1 as n_entities
-
-    from entity_masks
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg1_arg1_combinations & as_arg2_arg1_combinations as arg1_combinations,
-        as_arg1_arg2_combinations & as_arg2_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        0 as n_arg1,
-        0 as n_arg2,
-        -1 as n_entities
-
-    from entity_masks
-
-),
-
--- a class with an empty combination mask holds for no typing pair
-count_classes as (
-
-    select
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations,
-        cast(sum(n_pairs) as integer) as n_pairs,
-        cast(sum(n_arg1) as integer) as n_arg1,
-        cast(sum(n_arg2) as integer) as n_arg2,
-        cast(sum(n_entities) as integer) as n_entities
-
-    from class_rows
-    where arg1_combinations <> 0
-        and arg2_combinations <> 0
-    group by
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations
+    where premise.is_premise
+        and not hypothesis.is_premise
 
 ),
 
@@ -214,7 +218,7 @@ class_premise_ranks as (
         arg1_mask_ranks.type_rank as premise_arg1_type_rank,
         arg2_mask_ranks.type_rank as premise_arg2_type_rank
 
-    from count_classes
+    from match_classes as count_classes
     inner join mask_ranks as arg1_mask_ranks
         on {{ first_factor('count_classes.arg1_combinations', k) }} = arg1_mask_ranks.mask
     inner join mask_ranks as arg2_mask_ranks
@@ -225,6 +229,7 @@ class_premise_ranks as (
 class_matches as (
 
     select
+        typing_pairs.relation_pair_id,
         typing_pairs.premise_typed_rel_id,
         typing_pairs.hypothesis_typed_rel_id,
         typing_pairs.alignment,
@@ -246,6 +251,7 @@ class_matches as (
 typed_overlaps as (
 
     select
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
@@ -256,6 +262,7 @@ typed_overlaps as (
 
     from class_matches
     group by
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment
@@ -265,6 +272,7 @@ typed_overlaps as (
 canonical_overlaps as (
 
     select
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
@@ -289,6 +297,7 @@ final as (
     union all
 
     select
+        relation_pair_id,
         hypothesis_typed_rel_id as premise_typed_rel_id,
         premise_typed_rel_id as hypothesis_typed_rel_id,
         alignment,

@@ -7,16 +7,9 @@
 -- joined slot 1 × slot 2 per relation first). Entities matching none of the slot's types are left out.
 with
 
--- one import CTE per use (Postgres materialises a CTE that is read more than once)
-slot1_pairs as (
+slot_entities as (
 
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
-slot2_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_slot_entities') }}
 
 ),
 
@@ -29,32 +22,6 @@ slot_types as (
 entity_types as (
 
     select * from {{ ref('int_entity_types') }}
-
-),
-
-slot_entities as (
-
-    select
-        rel_id,
-        1 as slot,
-        arg1_entity_id as entity_id
-
-    from slot1_pairs
-    group by
-        rel_id,
-        arg1_entity_id
-
-    union all
-
-    select
-        rel_id,
-        2 as slot,
-        arg2_entity_id as entity_id
-
-    from slot2_pairs
-    group by
-        rel_id,
-        arg2_entity_id
 
 ),
 

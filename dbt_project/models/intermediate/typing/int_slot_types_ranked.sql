@@ -5,9 +5,17 @@
 -- Relations with |R| < r_min are dropped here: none of their typed relations R_{s,u} ⊆ R can reach r_min.
 with
 
-relation_pairs as (
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+first_slot_entities as (
 
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_slot_entities') }}
+    where slot = 1
+
+),
+
+slot_entities as (
+
+    select * from {{ ref('int_slot_entities') }}
 
 ),
 
@@ -17,51 +25,31 @@ entity_types as (
 
 ),
 
+-- |R| = the pairs of R, each of which has one first argument
 relation_sizes as (
 
     select
         rel_id,
-        count(*) as n_entity_pairs
+        sum(n_pairs) as n_entity_pairs
 
-    from relation_pairs
+    from first_slot_entities
     group by rel_id
-    having count(*) >= {{ var('r_min') }}
+    having sum(n_pairs) >= {{ var('r_min') }}
 
 ),
 
-slot_entities as (
-
-    select
-        relation_pairs.rel_id,
-        1 as slot,
-        relation_pairs.arg1_entity_id as entity_id
-
-    from relation_pairs
-    inner join relation_sizes
-        on relation_pairs.rel_id = relation_sizes.rel_id
-
-    union all
-
-    select
-        relation_pairs.rel_id,
-        2 as slot,
-        relation_pairs.arg2_entity_id as entity_id
-
-    from relation_pairs
-    inner join relation_sizes
-        on relation_pairs.rel_id = relation_sizes.rel_id
-
-),
-
+-- |{p ∈ R : t ∈ τ(π_i(p))}| = Σ over the entities e filling slot i with t ∈ τ(e) of e's pairs
 type_counts as (
 
     select
         slot_entities.rel_id,
         slot_entities.slot,
         entity_types.type_name,
-        count(*) as n_entity_pairs
+        sum(slot_entities.n_pairs) as n_entity_pairs
 
     from slot_entities
+    inner join relation_sizes
+        on slot_entities.rel_id = relation_sizes.rel_id
     inner join entity_types
         on slot_entities.entity_id = entity_types.entity_id
     group by

@@ -1,18 +1,36 @@
 {{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{%- set k = var('top_k_types') | int %}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
 -- Interpretation (docs/design.md §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
+-- A first argument x is in π1(R_{s,u}) iff its own mask admits s and its partners' mask admits u
+-- (int_slot_entity_classes; a second argument with the roles swapped), so the projections are read
+-- from slot entities, never from typed relation members.
 with
 
 -- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
-slot1_pairs as (
+slot1_entities as (
 
-    select * from {{ ref('int_typed_relation_pairs') }}
+    select * from {{ ref('int_slot_entity_classes') }}
+    where slot = 1
 
 ),
 
-slot2_pairs as (
+slot2_entities as (
 
-    select * from {{ ref('int_typed_relation_pairs') }}
+    select * from {{ ref('int_slot_entity_classes') }}
+    where slot = 2
+
+),
+
+slot1_typings as (
+
+    select * from {{ ref('int_typed_relations') }}
+
+),
+
+slot2_typings as (
+
+    select * from {{ ref('int_typed_relations') }}
 
 ),
 
@@ -25,6 +43,19 @@ typed_relations as (
 entity_types as (
 
     select * from {{ ref('int_entity_types') }}
+
+),
+
+set_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+-- at most 2^k · k rows: read four times, materialised for free
+mask_ranks as (
+
+    {{ mask_rank_table(k) }}
 
 ),
 
@@ -68,35 +99,79 @@ type_set_types as (
 
     select distinct
         entity_type_set_keys.typeset_id,
-        entity_types.type_name
+        set_entity_types.type_name
 
     from entity_type_set_keys
-    inner join entity_types
-        on entity_type_set_keys.entity_id = entity_types.entity_id
+    inner join set_entity_types
+        on entity_type_set_keys.entity_id = set_entity_types.entity_id
 
 ),
 
+-- slot entities with equal masks and type set are in the same projections and bring the same types
+slot1_classes as (
+
+    select distinct
+        slot1_entities.rel_id,
+        slot1_entities.type_mask,
+        slot1_entities.partner_mask,
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+
+    from slot1_entities
+    left join entity_type_set_keys
+        on slot1_entities.entity_id = entity_type_set_keys.entity_id
+
+),
+
+slot2_classes as (
+
+    select distinct
+        slot2_entities.rel_id,
+        slot2_entities.type_mask,
+        slot2_entities.partner_mask,
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+
+    from slot2_entities
+    left join entity_type_set_keys
+        on slot2_entities.entity_id = entity_type_set_keys.entity_id
+
+),
+
+-- the typed relations whose projections hold each class: the masks exploded to the ranks they admit
+-- (mask_rank_table) and matched by an equi-join on the typing's ranks (slot 1: own rank = s, partners'
+-- = u; slot 2: own rank = u, partners' = s)
 slot_type_sets as (
 
     select distinct
-        slot1_pairs.typed_rel_id,
+        slot1_typings.typed_rel_id,
         1 as slot,
-        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+        slot1_classes.typeset_id
 
-    from slot1_pairs
-    left join entity_type_set_keys
-        on slot1_pairs.arg1_entity_id = entity_type_set_keys.entity_id
+    from slot1_classes
+    inner join mask_ranks as own_ranks
+        on slot1_classes.type_mask = own_ranks.mask
+    inner join mask_ranks as partner_ranks
+        on slot1_classes.partner_mask = partner_ranks.mask
+    inner join slot1_typings
+        on slot1_classes.rel_id = slot1_typings.rel_id
+        and own_ranks.type_rank = slot1_typings.type_rank_a
+        and partner_ranks.type_rank = slot1_typings.type_rank_b
 
     union all
 
     select distinct
-        slot2_pairs.typed_rel_id,
+        slot2_typings.typed_rel_id,
         2 as slot,
-        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+        slot2_classes.typeset_id
 
-    from slot2_pairs
-    left join entity_type_set_keys
-        on slot2_pairs.arg2_entity_id = entity_type_set_keys.entity_id
+    from slot2_classes
+    inner join mask_ranks as own_ranks
+        on slot2_classes.type_mask = own_ranks.mask
+    inner join mask_ranks as partner_ranks
+        on slot2_classes.partner_mask = partner_ranks.mask
+    inner join slot2_typings
+        on slot2_classes.rel_id = slot2_typings.rel_id
+        and own_ranks.type_rank = slot2_typings.type_rank_b
+        and partner_ranks.type_rank = slot2_typings.type_rank_a
 
 ),
 

@@ -13,9 +13,9 @@ entity_names as (
 
 ),
 
-load_batches as (
+build_batches as (
 
-    select * from {{ ref('stg_extract__load_batches') }}
+    select * from {{ ref('int_build_batches') }}
 
 ),
 
@@ -32,9 +32,8 @@ names as (
         min(entity_names.entity_name) as entity_name
 
     from entity_names
-    inner join load_batches
-        on entity_names.batch_id = load_batches.batch_id
-    where load_batches.is_loaded
+    inner join build_batches
+        on entity_names.batch_id = build_batches.batch_id
     group by entity_names.entity_id
 
 ),

@@ -7,9 +7,9 @@ relation_keys as (
 
 ),
 
-relation_pairs as (
+slot_entities as (
 
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_slot_entities') }}
 
 ),
 
@@ -19,15 +19,16 @@ typed_relations as (
 
 ),
 
+-- |R| = the pairs of the slot-1 entities; |π1(R)|, |π2(R)| = the entities of each slot
 pair_stats as (
 
     select
         rel_id,
-        count(*) as n_entity_pairs,
-        count(distinct arg1_entity_id) as n_arg1_entities,
-        count(distinct arg2_entity_id) as n_arg2_entities
+        sum(case when slot = 1 then n_pairs else 0 end) as n_entity_pairs,
+        sum(case when slot = 1 then 1 else 0 end) as n_arg1_entities,
+        sum(case when slot = 2 then 1 else 0 end) as n_arg2_entities
 
-    from relation_pairs
+    from slot_entities
     group by rel_id
 
 ),
