@@ -34,3 +34,9 @@ cast({{ integer_division('(' ~ relation_pair_id ~ ') % 4294967296', 2) }} as int
 {% macro relation_pair_alignment(relation_pair_id) -%}
 case when ({{ relation_pair_id }}) % 2 = 1 then 'crossed' else 'straight' end
 {%- endmacro %}
+
+{# the rel_id of a typed_rel_id (macro typed_relation_id) #}
+{% macro typed_relation_rel(typed_rel_id) -%}
+{%- set k = var('top_k_types') | int -%}
+cast({{ integer_division('(' ~ typed_rel_id ~ ') - 1', k * k) }} + 1 as integer)
+{%- endmacro %}

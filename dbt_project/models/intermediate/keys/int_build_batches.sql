@@ -1,6 +1,7 @@
 {{ config(post_hook="{{ analyze_table() }}") }}
 -- The batches this build reads, fixed when the build starts: every loaded batch of the selected corpora
--- (var corpora) and every loaded type table and type map. Every model of the graph reaches raw rows
+-- (var corpora) and every loaded type table and type map (benchmark and annotation batches are not
+-- part of the graph). Every model of the graph reaches raw rows
 -- through this table, so a batch that finishes loading while the build runs is left to the next build
 -- instead of being seen by some models and not by others.
 with
@@ -25,6 +26,7 @@ final as (
 
     from load_batches
     where is_loaded
+        and kind in ('corpus', 'types', 'type_map')
 
 )
 

@@ -1,5 +1,14 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='relation_pair_id',
+    reset_relations_on=[relation_pair_premise('relation_pair_id'), relation_pair_hypothesis('relation_pair_id')],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
 {%- set k = var('top_k_types') | int -%}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 {%- if k * k > 64 -%}
     {{ exceptions.raise_compiler_error(
         "int_overlap_classes: top_k_types = " ~ k ~ " is not supported; the typed overlap counts pack "
@@ -18,11 +27,17 @@
 --   entities in both roles: the AND of their two role classes, weight −1 in |π1 ∪ π2| (counted once).
 -- A class with an empty combination mask holds for no typing pair and is left out. A table of its
 -- own: the typed stage reads it three times (side bounds and matches).
+-- Incremental: the classes of the relation pairs whose shared pairs changed, from all their pairs.
 with
 
 overlap_masks as (
 
     select * from {{ ref('int_relation_overlaps') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (
+        select relation_pair_id from {{ delta_relation(ref('int_relation_overlaps')) }}
+    )
+    {%- endif %}
 
 ),
 

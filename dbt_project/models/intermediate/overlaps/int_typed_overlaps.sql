@@ -1,5 +1,14 @@
-{{ config(pre_hook=["{{ heavy_model_settings() }}", "{{ hash_aggregates_only() }}"], post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='relation_pair_id',
+    reset_relations_on=[relation_pair_premise('relation_pair_id'), relation_pair_hypothesis('relation_pair_id')],
+    pre_hook=["{{ heavy_model_settings() }}", "{{ hash_aggregates_only() }}"],
+    post_hook="{{ analyze_table() }}",
+) }}
 {%- set k = var('top_k_types') | int -%}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.3: A∩B for typed relations A (premise) and B (hypothesis) of different paths, both
 -- alignments (see int_relation_overlaps), with |A∩B|, |π1(A∩B)|, |π2(A∩B)| and |π1 ∪ π2| (esr's
 -- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
@@ -16,30 +25,89 @@
 --   2. the classes meet the surviving typing pairs by an equi-join on the premise's slot ranks (the
 --      first factor of the combinations, exploded by mask_rank_table), then the exact bit test picks
 --      the hypothesis typing.
+-- Incremental: the relation pairs whose classes changed, and those of a relation with a typed relation
+-- that became eligible (|π1|, |π2| ≥ r_min for the first time): all their typed overlaps again.
 with
+
+{% if plan.incremental %}
+changed_typings as (
+
+    select * from {{ delta_relation(ref('int_typed_relations')) }}
+    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+        and {{ can_reach_projection_bound(delta_relation(ref('int_typed_relations'))) }}
+
+),
+
+previous_typings as (
+
+    select * from {{ previous_table('int_typed_relations') }}
+
+),
+
+newly_eligible_relations as (
+
+    select distinct changed_typings.rel_id
+    from changed_typings
+    left join previous_typings
+        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    where previous_typings.typed_rel_id is null
+        or not ({{ can_reach_projection_bound('previous_typings') }})
+
+),
+
+all_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+
+),
+
+affected_relation_pairs as (
+
+    select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
+
+    union
+
+    select relation_pair_id from all_classes
+    where {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+        or {{ relation_pair_hypothesis('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+
+),
+{% endif %}
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 relation_pair_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
 premise_side_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
 hypothesis_side_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
 match_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 

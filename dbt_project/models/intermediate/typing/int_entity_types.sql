@@ -1,4 +1,11 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['entity_id', 'type_name'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
 -- τ(e) on entity keys, for the entities of the graph only, from the type rows of the build's batches.
 -- Sources: the var type_sources (default null = every type_source). With var map_types = true every
 -- type is replaced by its targets in the loaded type maps and unmapped types are dropped (e.g.
@@ -18,9 +25,14 @@ build_batches as (
 
 ),
 
+-- incremental: the types of the entities new to the graph (from every batch of the build); the plan
+-- ensures no new batch changes the types of an entity already in it
 entity_keys as (
 
     select * from {{ ref('int_entity_keys') }}
+    {%- if plan.incremental %}
+    where first_batch_id > {{ plan.previous_max_batch_id }}
+    {%- endif %}
 
 ),
 

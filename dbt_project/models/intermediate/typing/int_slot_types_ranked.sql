@@ -1,61 +1,70 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='rel_id',
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
 -- Paper §2.2: per relation R and slot i, rank types t by |{p ∈ R : t ∈ τ(π_i(p))}| (ties by type name),
 -- keep the top k (var top_k_types); when fewer than k types occur, add the top type ⊤
 -- (var top_type, default 'thing') after them, counted with all |R| pairs.
 -- Relations with |R| < r_min are dropped here: none of their typed relations R_{s,u} ⊆ R can reach r_min.
+-- Incremental: the relations whose counts changed are ranked again (all their rows are replaced).
 with
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
-first_slot_entities as (
+size_counts as (
 
-    select * from {{ ref('int_slot_entities') }}
+    select * from {{ ref('int_slot_type_counts') }}
     where slot = 1
+        and type_name = {{ top_type() }}
 
 ),
 
-slot_entities as (
+type_counts as (
 
-    select * from {{ ref('int_slot_entities') }}
-
-),
-
-entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
+    select * from {{ ref('int_slot_type_counts') }}
+    where type_name <> {{ top_type() }}
 
 ),
 
--- |R| = the pairs of R, each of which has one first argument
+{% if plan.incremental %}
+changed_relations as (
+
+    select distinct rel_id
+    from {{ delta_relation(ref('int_slot_type_counts')) }}
+
+),
+{% endif %}
+
+-- |R| = the pairs of R (⊤ counts every pair)
 relation_sizes as (
 
     select
-        rel_id,
-        sum(n_pairs) as n_entity_pairs
+        size_counts.rel_id,
+        size_counts.n_entity_pairs
 
-    from first_slot_entities
-    group by rel_id
-    having sum(n_pairs) >= {{ var('r_min') }}
+    from size_counts
+    {%- if plan.incremental %}
+    inner join changed_relations
+        on size_counts.rel_id = changed_relations.rel_id
+    {%- endif %}
+    where size_counts.n_entity_pairs >= {{ var('r_min') }}
 
 ),
 
--- |{p ∈ R : t ∈ τ(π_i(p))}| = Σ over the entities e filling slot i with t ∈ τ(e) of e's pairs
-type_counts as (
+sized_type_counts as (
 
     select
-        slot_entities.rel_id,
-        slot_entities.slot,
-        entity_types.type_name,
-        sum(slot_entities.n_pairs) as n_entity_pairs
+        type_counts.rel_id,
+        type_counts.slot,
+        type_counts.type_name,
+        type_counts.n_entity_pairs
 
-    from slot_entities
+    from type_counts
     inner join relation_sizes
-        on slot_entities.rel_id = relation_sizes.rel_id
-    inner join entity_types
-        on slot_entities.entity_id = entity_types.entity_id
-    group by
-        slot_entities.rel_id,
-        slot_entities.slot,
-        entity_types.type_name
+        on type_counts.rel_id = relation_sizes.rel_id
 
 ),
 
@@ -71,7 +80,7 @@ ranked as (
             order by n_entity_pairs desc, type_name asc
         ) as type_rank
 
-    from type_counts
+    from sized_type_counts
 
 ),
 

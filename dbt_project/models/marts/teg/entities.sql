@@ -1,11 +1,42 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='entity_id',
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- Incremental: the entities that are new, occur in new instances, or are named by a new batch (the
+-- name is the smallest one of all batches); the types of an entity already in the graph do not change.
 with
 
+{% if plan.incremental %}
+changed_keys as (
+
+    select * from {{ delta_relation(ref('int_entity_keys')) }}
+
+),
+
+new_names as (
+
+    select * from {{ ref('stg_extract__entities') }}
+    where batch_id > {{ plan.previous_max_batch_id }}
+
+),
+
+entity_keys as (
+
+    select * from {{ ref('int_entity_keys') }}
+    where entity_id in (select entity_id from changed_keys)
+        or source_entity_id in (select entity_id from new_names)
+
+),
+{% else %}
 entity_keys as (
 
     select * from {{ ref('int_entity_keys') }}
 
 ),
+{% endif %}
 
 entity_names as (
 
@@ -34,6 +65,9 @@ names as (
     from entity_names
     inner join build_batches
         on entity_names.batch_id = build_batches.batch_id
+    {%- if plan.incremental %}
+    where entity_names.entity_id in (select source_entity_id from entity_keys)
+    {%- endif %}
     group by entity_names.entity_id
 
 ),
@@ -45,6 +79,9 @@ types as (
         {{ sorted_set_agg('type_name') }} as types
 
     from entity_types
+    {%- if plan.incremental %}
+    where entity_id in (select entity_id from entity_keys)
+    {%- endif %}
     group by entity_id
 
 ),

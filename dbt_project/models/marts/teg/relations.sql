@@ -7,9 +7,11 @@ relation_keys as (
 
 ),
 
-slot_entities as (
+-- ⊤ counts every pair and slot entity of a relation
+top_counts as (
 
-    select * from {{ ref('int_slot_entities') }}
+    select * from {{ ref('int_slot_type_counts') }}
+    where type_name = {{ top_type() }}
 
 ),
 
@@ -19,16 +21,16 @@ typed_relations as (
 
 ),
 
--- |R| = the pairs of the slot-1 entities; |π1(R)|, |π2(R)| = the entities of each slot
+-- |R| and |π1(R)| from slot 1, |π2(R)| from slot 2
 pair_stats as (
 
     select
         rel_id,
-        sum(case when slot = 1 then n_pairs else 0 end) as n_entity_pairs,
-        sum(case when slot = 1 then 1 else 0 end) as n_arg1_entities,
-        sum(case when slot = 2 then 1 else 0 end) as n_arg2_entities
+        sum(case when slot = 1 then n_entity_pairs else 0 end) as n_entity_pairs,
+        sum(case when slot = 1 then n_entities else 0 end) as n_arg1_entities,
+        sum(case when slot = 2 then n_entities else 0 end) as n_arg2_entities
 
-    from slot_entities
+    from top_counts
     group by rel_id
 
 ),

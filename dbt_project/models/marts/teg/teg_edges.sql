@@ -1,9 +1,70 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['rel_id', 'arg1_entity_id', 'arg2_entity_id'],
+    reset_relations_on=['rel_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Members of the typed relations: the pairs whose type masks admit the typing. The typings are matched
 -- once per distinct (relation, arg1 mask, arg2 mask), then every pair picks up its typings by an
 -- equi-join on that class (no bit test per pair and typing).
+-- Incremental: every typed row of the pairs whose typings may have changed: the changed rows of
+-- int_relation_pair_typings (every pair of a relation whose slot types changed, new and recounted
+-- pairs elsewhere) and the pairs of typed relations kept for the first time.
 with
 
+{% if plan.incremental %}
+new_typings as (
+
+    select changed_typings.*
+    from {{ delta_relation(ref('int_typed_relations')) }} as changed_typings
+    left join {{ previous_table('int_typed_relations') }} as previous_typings
+        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    where previous_typings.typed_rel_id is null
+        and changed_typings.rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+
+),
+
+relation_pair_typings as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
+
+),
+
+newly_kept_pairs as (
+
+    select relation_pair_typings.*
+    from relation_pair_typings
+    inner join new_typings
+        on relation_pair_typings.rel_id = new_typings.rel_id
+    where {{ bit_is_set('relation_pair_typings.arg1_mask', 'new_typings.type_rank_a - 1') }}
+        and {{ bit_is_set('relation_pair_typings.arg2_mask', 'new_typings.type_rank_b - 1') }}
+
+),
+
+changed_pairs as (
+
+    select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
+    union
+    select * from newly_kept_pairs
+
+),
+
+class_pairs as (
+
+    select * from changed_pairs
+
+),
+
+pair_masks as (
+
+    select * from changed_pairs
+
+),
+{% else %}
 class_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
@@ -15,6 +76,7 @@ pair_masks as (
     select * from {{ ref('int_relation_pair_typings') }}
 
 ),
+{% endif %}
 
 typings as (
 

@@ -1,0 +1,217 @@
+{#
+  Incremental builds of the graph (Postgres): a build that only adds batches updates the previous
+  build's tables from the new batches instead of rebuilding them (docs/design.md §2).
+
+  - int_build_plan (a model, built right after int_build_batches) decides once per build whether the
+    build is incremental, and says why not in one line: no previous build in this schema, the last one
+    was partial, vars that the stored counts depend on changed, a batch was removed, a new batch is older
+    than the last build's, a new batch adds types to entities already in the graph, the previous tables
+    were emptied by a crash, --full-refresh, or another engine.
+  - The models that keep state are `materialized=incremental_materialization()` ('incremental' on
+    Postgres; 'table' elsewhere, so Spark always builds them in full). Each selects, in an incremental
+    build, only its changed rows (its "delta"): every row of a changed key (config unique_key), and the
+    rows of relations whose slot types changed (config reset_relations_on: the live rows whose
+    relation is in int_retyped_relations are dropped and recomputed from scratch).
+  - Atomic publication is kept without copying the previous tables: the staging schema gets the delta
+    as a table (`<model>__delta`) and, under the model's name, a view = the live table without the
+    changed keys, plus the delta. Later models of the build read that view; readers of the live schema
+    still see the previous build. Publishing (macros/atomic_publish.sql) then deletes the changed keys
+    from the live table and inserts the delta, in the one transaction that publishes the build; a
+    failed or cancelled build publishes nothing. The trade-off: the publishing transaction does DML
+    proportional to the delta (instead of a rename), and the live tables accumulate dead rows that
+    autovacuum reclaims.
+  - The state belongs to the schema it is published in: `previous_relation` is the live relation of
+    the model's own staging schema, so each build (schema) keeps its own.
+#}
+
+{# bump when the meaning of a stored column changes: a build then starts from scratch #}
+{% macro incremental_state_version() -%}
+{{ return('1') }}
+{%- endmacro %}
+
+{# the vars the stored tables depend on (thresholds applied only when scoring are recomputed from the
+   stored counts in every build and are not part of it) #}
+{% macro incremental_state_fingerprint() -%}
+    {%- set parts = ['version=' ~ incremental_state_version()] -%}
+    {%- for name in ['corpora', 'top_k_types', 'r_min', 'top_type', 'type_sources', 'map_types'] -%}
+        {%- do parts.append(name ~ '=' ~ tojson(var(name))) -%}
+    {%- endfor -%}
+    {{ return(parts | join(';')) }}
+{%- endmacro %}
+
+{# materialized= of a model that keeps state between builds #}
+{% macro incremental_materialization() -%}
+{{ return('incremental' if target.type == 'postgres' else 'table') }}
+{%- endmacro %}
+
+{# the models whose tables are the state of an incremental build (with the batch record and the plan):
+   they must be built and published together #}
+{% macro incremental_state_models() -%}
+    {%- set names = [] -%}
+    {%- if not execute -%}
+        {{ return(names) }}
+    {%- endif -%}
+    {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name -%}
+        {%- if node.config.materialized == 'incremental' or node.name in ['int_build_batches', 'int_build_plan'] -%}
+            {%- do names.append(node.unique_id) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(names) }}
+{%- endmacro %}
+
+{# the live relation of a staging relation: the previous build's table #}
+{% macro previous_relation(relation) -%}
+{{ return(relation.incorporate(path={'schema': live_schema(relation.schema)})) }}
+{%- endmacro %}
+
+{# the live table of a model of this project (the previous build's), without a dependency on it #}
+{% macro previous_table(model_name) -%}
+    {%- set node = graph.nodes['model.' ~ project_name ~ '.' ~ model_name] -%}
+    {{ return(api.Relation.create(
+        database=node.database, schema=live_schema(node.schema), identifier=node.alias, type='table'
+    )) }}
+{%- endmacro %}
+
+{# the changed rows an incremental model wrote in this build #}
+{% macro delta_relation(relation) -%}
+{{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__delta'}, type='table')) }}
+{%- endmacro %}
+
+{# does this invocation build every model of the incremental state? #}
+{% macro incremental_state_selected() -%}
+    {%- if not execute -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- for unique_id in incremental_state_models() if unique_id not in selected_resources -%}
+        {{ return(false) }}
+    {%- endfor -%}
+    {{ return(true) }}
+{%- endmacro %}
+
+{# Why this build cannot be incremental, from what is known before it reads any data ('' = it can);
+   the data checks are int_build_plan's #}
+{% macro incremental_blocker() -%}
+    {%- if target.type != 'postgres' -%}
+        {{ return('the ' ~ target.type ~ ' engine builds every model in full') }}
+    {%- endif -%}
+    {%- if not builds_into_staging() -%}
+        {{ return('not a build') }}
+    {%- endif -%}
+    {%- if flags.FULL_REFRESH -%}
+        {{ return('--full-refresh') }}
+    {%- endif -%}
+    {%- if not incremental_state_selected() -%}
+        {{ return('a partial build rebuilds its models in full') }}
+    {%- endif -%}
+    {%- for unique_id in incremental_state_models() -%}
+        {%- set node = graph.nodes[unique_id] -%}
+        {%- set live = adapter.get_relation(database=node.database, schema=live_schema(node.schema), identifier=node.alias) -%}
+        {%- if live is none or live.type != 'table' -%}
+            {{ return('no previous build in schema ' ~ live_schema(node.schema)) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set plan_node = graph.nodes['model.' ~ project_name ~ '.int_build_plan'] -%}
+    {%- set previous = run_query(
+        'select state_fingerprint, state_complete from '
+        ~ adapter.quote(live_schema(plan_node.schema)) ~ '.' ~ adapter.quote(plan_node.alias)
+    ) -%}
+    {%- if previous.rows | length == 0 or not previous.rows[0][1] -%}
+        {{ return('the last build was partial') }}
+    {%- endif -%}
+    {%- if previous.rows[0][0] != incremental_state_fingerprint() -%}
+        {{ return('vars that the stored counts depend on changed since the last build') }}
+    {%- endif -%}
+    {{ return('') }}
+{%- endmacro %}
+
+{# The plan of this build (int_build_plan) as a dict: incremental (bool) and previous_max_batch_id.
+   Full outside a build, in unit tests and before the plan is built. #}
+{% macro build_plan() -%}
+    {%- set full = {'incremental': false, 'previous_max_batch_id': 0} -%}
+    {%- if not execute or model.resource_type != 'model' or not builds_into_staging() or target.type != 'postgres' -%}
+        {{ return(full) }}
+    {%- endif -%}
+    {%- set plan = ref('int_build_plan') -%}
+    {%- if plan.schema == live_schema(plan.schema) -%}
+        {{ return(full) }}
+    {%- endif -%}
+    {%- set row = run_query('select is_incremental, previous_max_batch_id from ' ~ plan).rows[0] -%}
+    {{ return({'incremental': row[0], 'previous_max_batch_id': row[1] or 0}) }}
+{%- endmacro %}
+
+{# post-hook of int_build_plan: the one line that says how this build is built #}
+{% macro note_build_plan() -%}
+    {%- if execute and builds_into_staging() -%}
+        {%- set row = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows[0] -%}
+        {%- if row[0] -%}
+            {{ log('incremental build: ' ~ row[2] ~ ' new batch(es) since the last build', info=true) }}
+        {%- else -%}
+            {{ log('full build: ' ~ row[1], info=true) }}
+        {%- endif -%}
+    {%- endif -%}
+    select 1
+{%- endmacro %}
+
+{# The conditions that pick the live rows an incremental build replaces, each a SQL condition on the live
+   row (alias live_alias): the rows of a key the delta has, and the rows of relations whose slot types
+   changed (recomputed from scratch). reset_on: SQL expressions over the live row's columns that hold a
+   rel_id; retyped: the int_retyped_relations relation; negate: the conditions for the rows kept. Kept
+   apart so that each is a semi- or anti-join (an OR of them would be evaluated row by row). #}
+{% macro replaced_rows_conditions(live_alias, delta, unique_key, reset_on, retyped, negate=false) -%}
+    {%- set no = 'not ' if negate else '' -%}
+    {%- set conditions = [] -%}
+    {%- set key_match = [] -%}
+    {%- for column in unique_key -%}
+        {%- do key_match.append('delta.' ~ column ~ ' = ' ~ live_alias ~ '.' ~ column) -%}
+    {%- endfor -%}
+    {%- do conditions.append(no ~ 'exists (select 1 from ' ~ delta ~ ' as delta where ' ~ key_match | join(' and ') ~ ')') -%}
+    {%- for expression in reset_on -%}
+        {%- do conditions.append('(' ~ expression ~ ') ' ~ no ~ 'in (select rel_id from ' ~ retyped ~ ')') -%}
+    {%- endfor -%}
+    {{ return(conditions) }}
+{%- endmacro %}
+
+{% materialization incremental, adapter='postgres' %}
+    {%- set target_relation = this.incorporate(type='table') -%}
+    {%- set unique_key = config.get('unique_key') -%}
+    {%- set unique_key = [unique_key] if unique_key is string else unique_key -%}
+    {%- set reset_on = config.get('reset_relations_on', []) -%}
+    {%- set plan = build_plan() -%}
+    {%- set relations = [target_relation] -%}
+    {{ drop_relation_if_exists(load_cached_relation(this)) }}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {%- if not plan.incremental %}
+        {% call statement('main') -%}
+            {{ get_create_table_as_sql(False, target_relation, sql) }}
+        {%- endcall %}
+        {{ run_hooks(post_hooks, inside_transaction=True) }}
+        {% do persist_docs(target_relation, model) %}
+    {%- else %}
+        {#- the delta is analyzed here; the model's post-hooks (analyze) are for its full builds #}
+        {%- set delta = delta_relation(this) -%}
+        {%- set live = previous_relation(this) -%}
+        {#- both go to dbt's relation cache: publishing looks the delta up there -#}
+        {%- set relations = [this.incorporate(type='view'), delta] -%}
+        {% call statement('main') -%}
+            create unlogged table {{ delta }} as (
+                {{ sql }}
+            );
+            analyze {{ delta }};
+            create view {{ this.incorporate(type='view') }} as (
+                select * from {{ live }} as live
+                where {{ replaced_rows_conditions(
+                    'live', delta, unique_key, reset_on, ref('int_retyped_relations') if reset_on else none, negate=true
+                ) | join('\n                    and ') }}
+                union all
+                select * from {{ delta }}
+            )
+        {%- endcall %}
+    {%- endif %}
+
+    {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ return({'relations': relations}) }}
+{% endmaterialization %}
