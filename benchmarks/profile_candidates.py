@@ -3,9 +3,11 @@ dominant node (`EXPLAIN (ANALYZE, BUFFERS)`), with the machine's load average be
 
 How each figure is taken:
 - time and rows: dbt's run_results.json (execution time, rows written);
-- memory: every 0.5 s the Postgres backends of the bench database are sampled (psutil RSS and PSS);
-  a backend's memory is charged to the model its query is building (the relation named in the
-  statement; a parallel worker counts for its leader), the model's peak is the largest sum seen;
+- memory and CPU: every 0.5 s the Postgres backends of the bench database are sampled (psutil RSS, PSS
+  and CPU time); a backend's memory and the CPU time it used since the last sample are charged to the
+  model its query is building (the relation named in the statement; a parallel worker counts for its
+  leader). A model's peak memory is the largest sum seen; its CPU seconds hardly depend on what else
+  runs on the machine, unlike its time;
 - temp bytes and the dominant node: after the build, each table model's compiled SELECT is run once more
   under `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` on the published tables, with the model's planner
   settings (the pre-hook `heavy_model_settings()`, rendered by dbt). Temp bytes are the plan's temp
@@ -53,7 +55,7 @@ MARTS_SELECTOR = [
 SAMPLE_SECONDS = 0.5
 # the relation a dbt statement writes: create/alter/analyze/insert/delete ... "db"."schema"."model"
 STATEMENT_RELATION = re.compile(
-    r'^\s*(?:/\*.*?\*/\s*)?(?:create|alter|analyze|insert|delete|drop|comment|update|merge)\b.*?'
+    r"^\s*(?:/\*.*?\*/\s*)?(?:create|alter|analyze|insert|delete|drop|comment|update|merge)\b.*?"
     r'"[^"]+"\."(?P<schema>[^"]+)"\."(?P<name>[^"]+?)(?:__dbt_tmp|__dbt_backup|__delta)?"',
     re.IGNORECASE | re.DOTALL,
 )
@@ -70,6 +72,8 @@ class ModelMemory:
 
     peak_rss: dict[str, int] = field(default_factory=dict)
     peak_pss: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: dict[str, float] = field(default_factory=dict)
+    total_cpu_seconds: float = 0.0
     total_rss: int = 0
     total_pss: int = 0
     max_load: float = 0.0
@@ -85,6 +89,7 @@ class BackendSampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._model_of_pid: dict[int, str] = {}
+        self._cpu_of_pid: dict[int, float] = {}
 
     def _activity(self, conn) -> list[tuple[int, int, str]]:
         return conn.execute(
@@ -104,14 +109,21 @@ class BackendSampler:
                 self._model_of_pid[leader] = match["name"]
             model = self._model_of_pid.get(leader)
             try:
-                info = psutil.Process(pid).memory_full_info()
+                process = psutil.Process(pid)
+                info = process.memory_full_info()
+                times = process.cpu_times()
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 continue
+            cpu = times.user + times.system
+            used = cpu - self._cpu_of_pid.get(pid, 0.0)
+            self._cpu_of_pid[pid] = cpu
             total_rss += info.rss
             total_pss += info.pss
+            self.memory.total_cpu_seconds += used
             if model:
                 rss_by_model[model] = rss_by_model.get(model, 0) + info.rss
                 pss_by_model[model] = pss_by_model.get(model, 0) + info.pss
+                self.memory.cpu_seconds[model] = self.memory.cpu_seconds.get(model, 0.0) + used
         memory = self.memory
         for model, rss in rss_by_model.items():
             memory.peak_rss[model] = max(memory.peak_rss.get(model, 0), rss)
@@ -139,9 +151,8 @@ class BackendSampler:
 def temp_bytes(target: Target) -> int:
     """Temp-file bytes the database has written so far (pg_stat_database)."""
     with target.connect(autocommit=True) as conn:
-        return int(
-            conn.execute("select temp_bytes from pg_stat_database where datname = current_database()").fetchone()[0]
-        )
+        row = conn.execute("select temp_bytes from pg_stat_database where datname = current_database()")
+        return int(row.fetchone()[0])
 
 
 # -- plans -------------------------------------------------------------------------------------------
@@ -297,6 +308,7 @@ def profile_dbt_run(
             "rows": rows if rows is not None and rows >= 0 else None,
             "peak_rss_bytes": memory.peak_rss.get(name, 0),
             "peak_pss_bytes": memory.peak_pss.get(name, 0),
+            "cpu_s": round(memory.cpu_seconds.get(name, 0.0), 2),
         }
     if explain:
         for name, plan in explain_models(target, target_dir, list(models), dbt_vars).items():
@@ -307,6 +319,7 @@ def profile_dbt_run(
         "load_average": {"start": load_start, "end": load_average(), "max_1min": memory.max_load},
         "peak_backend_rss_bytes": memory.total_rss,
         "peak_backend_pss_bytes": memory.total_pss,
+        "backend_cpu_s": round(memory.total_cpu_seconds, 1),
         "memory_samples": memory.samples,
         "temp_bytes_spilled": temp_bytes(target) - temp_before,
         "models": dict(sorted(models.items(), key=lambda kv: -kv[1]["seconds"])),
@@ -349,10 +362,10 @@ def markdown(report: dict) -> str:
             f"`dbt run` {build['wall_s']:.1f} s (load average {load['start']} at the start, "
             f"{load['end']} at the end, max {load['max_1min']}); peak Postgres RSS "
             f"{gib(build['peak_backend_rss_bytes'])} (PSS {gib(build['peak_backend_pss_bytes'])}); "
-            f"temp spilled {mib(build['temp_bytes_spilled'])}.",
+            f"temp spilled {mib(build['temp_bytes_spilled'])}; Postgres CPU {build['backend_cpu_s']:.0f} s.",
             "",
-            "| model | s | rows | peak RSS | temp | dominant node (share of plan time) |",
-            "|---|---:|---:|---:|---:|---|",
+            "| model | s | CPU s | rows | peak RSS | temp | dominant node (share of plan time) |",
+            "|---|---:|---:|---:|---:|---:|---|",
         ]
         for name, m in build["models"].items():
             plan = m.get("plan")
@@ -364,7 +377,7 @@ def markdown(report: dict) -> str:
             )
             rows = f"{m['rows']:,}" if m["rows"] is not None else "–"
             lines.append(
-                f"| {name} | {m['seconds']:.2f} | {rows} | {mib(m['peak_rss_bytes'])} "
+                f"| {name} | {m['seconds']:.2f} | {m['cpu_s']:.1f} | {rows} | {mib(m['peak_rss_bytes'])} "
                 f"| {mib(m.get('temp_bytes', 0))} | {dominant} |"
             )
         lines.append("")
@@ -415,7 +428,9 @@ def profile_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
 
 @click.command(context_settings=CONTEXT, help=__doc__.split("\n")[0])
 @version_option
-@click.option("--sizes", default="1000000", show_default=True, callback=_sizes, help="Instances, comma-separated.")
+@click.option(
+    "--sizes", default="1000000", show_default=True, callback=_sizes, help="Instances, comma-separated."
+)
 @shape_options
 @click.option("--threads", type=int, default=2, show_default=True, help="dbt threads (the bench uses 2).")
 @click.option("--explain/--no-explain", default=True, show_default=True, help="EXPLAIN ANALYZE every model.")
@@ -428,8 +443,12 @@ def cli(dbt_vars: dict, **options) -> int:
     rows = []
     for n in args.sizes:
         rows.append(profile_size(n, args, dbt_vars))
-        report = {"machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
-                  "dbt_vars": dbt_vars, "threads": args.threads, "sizes": rows}
+        report = {
+            "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
+            "dbt_vars": dbt_vars,
+            "threads": args.threads,
+            "sizes": rows,
+        }
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "profile_candidates.json").write_text(json.dumps(report, indent=2, default=str))
         (args.out / "profile_candidates.md").write_text(markdown(report))

@@ -103,13 +103,19 @@
     {%- if not incremental_state_selected() -%}
         {{ return('a partial build rebuilds its models in full') }}
     {%- endif -%}
+    {%- set missing = [] -%}
     {%- for unique_id in incremental_state_models() -%}
         {%- set node = graph.nodes[unique_id] -%}
         {%- set live = adapter.get_relation(database=node.database, schema=live_schema(node.schema), identifier=node.alias) -%}
         {%- if live is none or live.type != 'table' -%}
-            {{ return('no previous build in schema ' ~ live_schema(node.schema)) }}
+            {%- do missing.append(unique_id) -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- if missing | length == incremental_state_models() | length -%}
+        {{ return('no previous build in schema ' ~ live_schema(model.schema)) }}
+    {%- elif missing -%}
+        {{ return('the last build was partial') }}
+    {%- endif -%}
     {%- set plan_node = graph.nodes['model.' ~ project_name ~ '.int_build_plan'] -%}
     {%- set previous = run_query(
         'select state_fingerprint, state_complete from '
@@ -139,17 +145,29 @@
     {{ return({'incremental': row[0], 'previous_max_batch_id': row[1] or 0}) }}
 {%- endmacro %}
 
+{# on-run-start: a build that selects some of the models that keep state but not all builds them in full
+   (and int_build_plan, which says so otherwise, may not be among them) #}
+{% macro note_partial_build() -%}
+    {%- if execute and builds_into_staging() and target.type == 'postgres' and not incremental_state_selected() -%}
+        {%- set state = incremental_state_models() -%}
+        {%- if state | select('in', selected_resources) | list -%}
+            {{ log('full build: a partial build rebuilds its models in full', info=true) }}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
 {# post-hook of int_build_plan: the one line that says how this build is built #}
 {% macro note_build_plan() -%}
     {%- if execute and builds_into_staging() -%}
         {%- set row = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows[0] -%}
         {%- if row[0] -%}
             {{ log('incremental build: ' ~ row[2] ~ ' new batch(es) since the last build', info=true) }}
+        {%- elif not incremental_state_selected() -%}
+            {#- said by note_partial_build -#}
         {%- else -%}
             {{ log('full build: ' ~ row[1], info=true) }}
         {%- endif -%}
     {%- endif -%}
-    select 1
 {%- endmacro %}
 
 {# The conditions that pick the live rows an incremental build replaces, each a SQL condition on the live
@@ -170,48 +188,3 @@
     {%- endfor -%}
     {{ return(conditions) }}
 {%- endmacro %}
-
-{% materialization incremental, adapter='postgres' %}
-    {%- set target_relation = this.incorporate(type='table') -%}
-    {%- set unique_key = config.get('unique_key') -%}
-    {%- set unique_key = [unique_key] if unique_key is string else unique_key -%}
-    {%- set reset_on = config.get('reset_relations_on', []) -%}
-    {%- set plan = build_plan() -%}
-    {%- set relations = [target_relation] -%}
-    {{ drop_relation_if_exists(load_cached_relation(this)) }}
-
-    {{ run_hooks(pre_hooks, inside_transaction=False) }}
-    {{ run_hooks(pre_hooks, inside_transaction=True) }}
-
-    {%- if not plan.incremental %}
-        {% call statement('main') -%}
-            {{ get_create_table_as_sql(False, target_relation, sql) }}
-        {%- endcall %}
-        {{ run_hooks(post_hooks, inside_transaction=True) }}
-        {% do persist_docs(target_relation, model) %}
-    {%- else %}
-        {#- the delta is analyzed here; the model's post-hooks (analyze) are for its full builds #}
-        {%- set delta = delta_relation(this) -%}
-        {%- set live = previous_relation(this) -%}
-        {#- both go to dbt's relation cache: publishing looks the delta up there -#}
-        {%- set relations = [this.incorporate(type='view'), delta] -%}
-        {% call statement('main') -%}
-            create unlogged table {{ delta }} as (
-                {{ sql }}
-            );
-            analyze {{ delta }};
-            create view {{ this.incorporate(type='view') }} as (
-                select * from {{ live }} as live
-                where {{ replaced_rows_conditions(
-                    'live', delta, unique_key, reset_on, ref('int_retyped_relations') if reset_on else none, negate=true
-                ) | join('\n                    and ') }}
-                union all
-                select * from {{ delta }}
-            )
-        {%- endcall %}
-    {%- endif %}
-
-    {{ adapter.commit() }}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
-    {{ return({'relations': relations}) }}
-{% endmaterialization %}

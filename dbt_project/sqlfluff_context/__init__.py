@@ -4,8 +4,9 @@ sqlfluff's dbt templater needs a live database connection (it fills dbt's relati
 models are linted with the jinja templater instead. Its dbt builtins cover ref, source, config and
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
-``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, and ``builtins.ref``
-with ``execute`` false (the project overrides ``ref``: macros/atomic_publish.sql).
+``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target`` and
+``invocation_id``, and ``builtins.ref`` with ``execute`` false (the project overrides ``ref``:
+macros/atomic_publish.sql).
 """
 
 from __future__ import annotations
@@ -66,7 +67,17 @@ class _Builtins:
         return RelationEmulator(args[-1])
 
 
+class _Target:
+    """dbt's `target` of the default profile (Postgres)."""
+
+    type = "postgres"
+    name = "default"
+    schema = "warehouse"
+
+
 adapter = _Adapter()
+target = _Target()
+invocation_id = "00000000-0000-0000-0000-000000000000"  # dbt's id of the invocation (a build records it)
 builtins = _Builtins()
 execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()

@@ -8,16 +8,17 @@
 -- in the graph (its relations' typings change), when a type map was added while types are mapped, or
 -- when the previous tables were emptied by a crash (they are unlogged). Published with the build: the
 -- next build compares its batches with int_build_batches and its vars with state_fingerprint.
+-- depends_on: {{ ref('int_build_batches') }}
 -- depends_on: {{ ref('stg_extract__entity_types') }}
 with
 
+{% if blocker == '' %}
 build_batches as (
 
     select * from {{ ref('int_build_batches') }}
 
 ),
 
-{% if blocker == '' %}
 previous_batches as (
 
     select * from {{ previous_table('int_build_batches') }}

@@ -16,88 +16,40 @@
 --
 -- Scale: nothing joins typed relation members. Everything is summed from the count classes of each
 -- relation pair (int_overlap_classes: masks of x and y multiplied into (slot type of A, slot type of B)
--- combinations, class weights for |A∩B|, |π1|, |π2| and |π1 ∪ π2|):
---   1. side bounds: a typed overlap a∩b is a subset of O ∩ a (O = the untyped overlap), so the classes
---      projected on A's masks (first factors of the combinations) bound |a∩b| and its projections by
---      |O' ∩ a|, |π1(O' ∩ a)|, |π2(O' ∩ a)| (O' = the pairs of O admitted by some typing of B, the only
---      ones a∩b can hold); likewise for B (second factors). Typings of either side below r_min are
---      dropped before they are paired (the pairing is what multiplies rows).
---   2. the classes meet the surviving typing pairs by an equi-join on the premise's slot ranks (the
---      first factor of the combinations, exploded by mask_rank_table), then the exact bit test picks
---      the hypothesis typing.
--- Incremental: the relation pairs whose classes changed, and those of a relation with a typed relation
--- that became eligible (|π1|, |π2| ≥ r_min for the first time): all their typed overlaps again.
+-- combinations, class weights for |A∩B|, |π1|, |π2| and |π1 ∪ π2|), for the typing pairs whose
+-- sides can reach the bounds (int_overlap_typing_sizes). The classes meet the typing pairs by an
+-- equi-join on the premise's slot ranks (the first factor of the combinations, exploded by
+-- mask_rank_table), then the exact bit test picks the hypothesis typing.
+-- Incremental: the relation pairs whose classes or surviving typings changed: all their typed overlaps.
 with
 
 {% if plan.incremental %}
-changed_typings as (
-
-    select * from {{ delta_relation(ref('int_typed_relations')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
-        and {{ can_reach_projection_bound(delta_relation(ref('int_typed_relations'))) }}
-
-),
-
-previous_typings as (
-
-    select * from {{ previous_table('int_typed_relations') }}
-
-),
-
-newly_eligible_relations as (
-
-    select distinct changed_typings.rel_id
-    from changed_typings
-    left join previous_typings
-        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
-    where previous_typings.typed_rel_id is null
-        or not ({{ can_reach_projection_bound('previous_typings') }})
-
-),
-
-all_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
-
-),
-
 affected_relation_pairs as (
 
     select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
-
     union
-
-    select relation_pair_id from all_classes
-    where {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
-        or {{ relation_pair_hypothesis('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+    select relation_pair_id from {{ delta_relation(ref('int_overlap_typing_sizes')) }}
 
 ),
 {% endif %}
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
-relation_pair_classes as (
+premise_sides as (
 
-    select * from {{ ref('int_overlap_classes') }}
+    select * from {{ ref('int_overlap_typing_sizes') }}
+    where is_premise
     {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+        and relation_pair_id in (select relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
 ),
 
-premise_side_classes as (
+hypothesis_sides as (
 
-    select * from {{ ref('int_overlap_classes') }}
+    select * from {{ ref('int_overlap_typing_sizes') }}
+    where not is_premise
     {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
-    {%- endif %}
-
-),
-
-hypothesis_side_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
-    {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+        and relation_pair_id in (select relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
 ),
@@ -111,149 +63,10 @@ match_classes as (
 
 ),
 
-typed_relations as (
-
-    select * from {{ ref('int_typed_relations') }}
-
-),
-
--- at most 2^k · k rows: read several times, materialised for free
+-- at most 2^k · k rows: read twice, materialised for free
 mask_ranks as (
 
     {{ mask_rank_table(k) }}
-
-),
-
-relation_pairs as (
-
-    select
-        relation_pair_id,
-        {{ relation_pair_premise('relation_pair_id') }} as premise_rel_id,
-        {{ relation_pair_hypothesis('relation_pair_id') }} as hypothesis_rel_id,
-        {{ relation_pair_alignment('relation_pair_id') }} as alignment
-
-    from relation_pair_classes
-    group by relation_pair_id
-
-),
-
-eligible_typings as (
-
-    select
-        typed_relations.typed_rel_id,
-        typed_relations.rel_id,
-        typed_relations.type_rank_a,
-        typed_relations.type_rank_b
-
-    from typed_relations
-    where {{ can_reach_projection_bound('typed_relations') }}
-
-),
-
--- the classes seen from each side: A's masks of x and y (first factors), and B's (second factors)
-side_classes as (
-
-    select
-        relation_pair_id,
-        true as is_premise,
-        {{ first_factor('arg1_combinations', k) }} as arg1_mask,
-        {{ first_factor('arg2_combinations', k) }} as arg2_mask,
-        n_pairs,
-        n_arg1 as n_arg1_entities,
-        n_arg2 as n_arg2_entities
-
-    from premise_side_classes
-
-    union all
-
-    select
-        relation_pair_id,
-        false as is_premise,
-        {{ second_factor('arg1_combinations', k) }} as arg1_mask,
-        {{ second_factor('arg2_combinations', k) }} as arg2_mask,
-        n_pairs,
-        n_arg1 as n_arg1_entities,
-        n_arg2 as n_arg2_entities
-
-    from hypothesis_side_classes
-
-),
-
--- the counts per admitted (slot rank of x, slot rank of y): each class's masks exploded to ranks and
--- summed BEFORE typings are joined (at most k² rows per relation pair and side remain)
-side_rank_counts as (
-
-    select
-        side_classes.relation_pair_id,
-        side_classes.is_premise,
-        arg1_mask_ranks.type_rank as arg1_type_rank,
-        arg2_mask_ranks.type_rank as arg2_type_rank
-
-    from side_classes
-    inner join mask_ranks as arg1_mask_ranks
-        on side_classes.arg1_mask = arg1_mask_ranks.mask
-    inner join mask_ranks as arg2_mask_ranks
-        on side_classes.arg2_mask = arg2_mask_ranks.mask
-    group by
-        side_classes.relation_pair_id,
-        side_classes.is_premise,
-        arg1_mask_ranks.type_rank,
-        arg2_mask_ranks.type_rank
-    having sum(side_classes.n_pairs) >= {{ var('r_min') }}
-        and sum(side_classes.n_arg1_entities) >= {{ var('r_min') }}
-        and sum(side_classes.n_arg2_entities) >= {{ var('r_min') }}
-
-),
-
--- the typings of each side with the ranks of the slot types x and y fill (a crossed hypothesis has
--- x in its second slot)
-side_typings as (
-
-    select
-        relation_pairs.relation_pair_id,
-        relation_pairs.alignment,
-        sides.is_premise,
-        eligible_typings.typed_rel_id,
-        case when sides.is_premise or relation_pairs.alignment = 'straight'
-                then eligible_typings.type_rank_a
-            else eligible_typings.type_rank_b
-        end as arg1_type_rank,
-        case when sides.is_premise or relation_pairs.alignment = 'straight'
-                then eligible_typings.type_rank_b
-            else eligible_typings.type_rank_a
-        end as arg2_type_rank
-
-    -- two constant rows in a subquery (kept as tuned, docs/performance.md)
-    from relation_pairs
-    cross join (  -- noqa: ST05
-        select true as is_premise
-        union all
-        select false as is_premise
-    ) as sides
-    inner join eligible_typings
-        on eligible_typings.rel_id = case when sides.is_premise
-                then relation_pairs.premise_rel_id
-            else relation_pairs.hypothesis_rel_id
-        end
-
-),
-
-side_survivors as (
-
-    select
-        side_typings.relation_pair_id,
-        side_typings.alignment,
-        side_typings.is_premise,
-        side_typings.typed_rel_id,
-        side_typings.arg1_type_rank,
-        side_typings.arg2_type_rank
-
-    from side_rank_counts
-    inner join side_typings
-        on side_rank_counts.relation_pair_id = side_typings.relation_pair_id
-        and side_rank_counts.is_premise = side_typings.is_premise
-        and side_rank_counts.arg1_type_rank = side_typings.arg1_type_rank
-        and side_rank_counts.arg2_type_rank = side_typings.arg2_type_rank
 
 ),
 
@@ -270,11 +83,9 @@ typing_pairs as (
         (premise.arg1_type_rank - 1) * {{ k }} + hypothesis.arg1_type_rank - 1 as arg1_combination,
         (premise.arg2_type_rank - 1) * {{ k }} + hypothesis.arg2_type_rank - 1 as arg2_combination
 
-    from side_survivors as premise
-    inner join side_survivors as hypothesis
+    from premise_sides as premise
+    inner join hypothesis_sides as hypothesis
         on premise.relation_pair_id = hypothesis.relation_pair_id
-    where premise.is_premise
-        and not hypothesis.is_premise
 
 ),
 

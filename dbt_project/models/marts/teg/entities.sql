@@ -1,12 +1,14 @@
 {{ config(
     materialized=incremental_materialization(),
     unique_key='entity_id',
+    pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}
 -- depends_on: {{ ref('int_build_plan') }}
--- Incremental: the entities that are new, occur in new instances, or are named by a new batch (the
--- name is the smallest one of all batches); the types of an entity already in the graph do not change.
+-- Incremental: the entities that are new or occur in new instances, and those a new batch names
+-- otherwise than the previous build did (the name is the smallest one of all batches); the types of an
+-- entity already in the graph do not change.
 with
 
 {% if plan.incremental %}
@@ -23,11 +25,28 @@ new_names as (
 
 ),
 
+previous_entities as (
+
+    select * from {{ previous_relation(this) }}
+
+),
+
+renamed_entities as (
+
+    select distinct new_names.entity_id as source_entity_id
+
+    from new_names
+    inner join previous_entities
+        on new_names.entity_id = previous_entities.source_entity_id
+    where new_names.entity_name <> previous_entities.entity_name
+
+),
+
 entity_keys as (
 
     select * from {{ ref('int_entity_keys') }}
-    where entity_id in (select entity_id from changed_keys)
-        or source_entity_id in (select entity_id from new_names)
+    where entity_id in (select changed_keys.entity_id from changed_keys)
+        or source_entity_id in (select renamed_entities.source_entity_id from renamed_entities)
 
 ),
 {% else %}
