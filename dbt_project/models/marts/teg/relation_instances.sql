@@ -1,7 +1,9 @@
 {{ config(materialized='view') }}
+-- depends_on: {{ ref('int_build_plan') }}
 -- Provenance: each relation instance of the graph with its sentence. A view: it is only read by
 -- ad-hoc queries (sql/supporting_sentences.sql), so the build does not copy every instance; the keys
--- are looked up when it is read.
+-- are looked up when it is read. In an incremental build it reads the live keys, which the build
+-- updates in place when it is published (macros/atomic_publish.sql).
 with
 
 instances as (
