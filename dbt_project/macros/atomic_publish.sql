@@ -141,6 +141,10 @@
         {%- do live_schemas.append(live_schema(node.schema)) -%}
     {%- endfor %}
     begin;
+    {%- if updated %}
+    {#- applying the deltas hashes their keys: room for them (Postgres' default is 4MB) #}
+    set local work_mem = {{ sql_string_literal(var('work_mem')) }};
+    {%- endif %}
     {%- for live in live_schemas %}
     create schema if not exists {{ adapter.quote(live) }};
     {%- endfor %}
@@ -151,12 +155,9 @@
         {%- set retyped_node = graph.nodes['model.' ~ project_name ~ '.int_retyped_relations'] -%}
         {%- set retyped = api.Relation.create(database=retyped_node.database, schema=retyped_node.schema, identifier=retyped_node.alias) -%}
         {%- set unique_key = node.config.unique_key -%}
-        {%- for condition in replaced_rows_conditions(
-            'live', delta, [unique_key] if unique_key is string else unique_key,
-            node.config.get('reset_relations_on', []), retyped
-        ) %}
-    delete from {{ live }} as live where {{ condition }};
-        {%- endfor %}
+        {%- set unique_key = [unique_key] if unique_key is string else unique_key %}
+    delete from {{ live }}
+    where {{ replaced_rows_condition(delta, unique_key, node.config.get('reset_relations_on', []), retyped) }};
     insert into {{ live }} select * from {{ delta }};
     {%- endfor %}
     {#- old relations dependents first (results are in build order): an old view must go before the

@@ -236,3 +236,17 @@ set local enable_sort = off
 {% macro spark__hash_aggregates_only() -%}
 select 1
 {%- endmacro %}
+
+{# pre-hook of models whose joins must run in the order they are written (Postgres: the join order
+   search otherwise trusts estimates that bit tests make 10⁴× too small, and joined the entity keys
+   after the 12M-row expansion to typed relations instead of before); no-op elsewhere #}
+{% macro joins_in_written_order() -%}
+{{ return(adapter.dispatch('joins_in_written_order', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__joins_in_written_order() -%}
+set local join_collapse_limit = 1;
+set local from_collapse_limit = 1
+{%- endmacro %}
+{% macro spark__joins_in_written_order() -%}
+select 1
+{%- endmacro %}

@@ -24,18 +24,24 @@
     the model's own staging schema, so each build (schema) keeps its own.
 #}
 
-{# bump when the meaning of a stored column changes: a build then starts from scratch #}
+{# bump when the meaning of a stored column changes through a macro (a change to the SQL of a model
+   that keeps state already makes the next build full: the fingerprint has a hash of their code) #}
 {% macro incremental_state_version() -%}
 {{ return('1') }}
 {%- endmacro %}
 
-{# the vars the stored tables depend on (thresholds applied only when scoring are recomputed from the
-   stored counts in every build and are not part of it) #}
+{# The vars the stored tables depend on (thresholds applied only when scoring are recomputed from the
+   stored counts in every build and are not part of it), and the code of the models that keep state #}
 {% macro incremental_state_fingerprint() -%}
     {%- set parts = ['version=' ~ incremental_state_version()] -%}
     {%- for name in ['corpora', 'top_k_types', 'r_min', 'top_type', 'type_sources', 'map_types'] -%}
         {%- do parts.append(name ~ '=' ~ tojson(var(name))) -%}
     {%- endfor -%}
+    {%- set code = [] -%}
+    {%- for unique_id in incremental_state_models() | sort -%}
+        {%- do code.append(graph.nodes[unique_id].raw_code) -%}
+    {%- endfor -%}
+    {%- do parts.append('models=' ~ local_md5(code | join('\n'))) -%}
     {{ return(parts | join(';')) }}
 {%- endmacro %}
 
@@ -124,8 +130,11 @@
     {%- if previous.rows | length == 0 or not previous.rows[0][1] -%}
         {{ return('the last build was partial') }}
     {%- endif -%}
-    {%- if previous.rows[0][0] != incremental_state_fingerprint() -%}
+    {%- set fingerprint = incremental_state_fingerprint() -%}
+    {%- if previous.rows[0][0].split(';models=')[0] != fingerprint.split(';models=')[0] -%}
         {{ return('vars that the stored counts depend on changed since the last build') }}
+    {%- elif previous.rows[0][0] != fingerprint -%}
+        {{ return('the models that keep state changed since the last build') }}
     {%- endif -%}
     {{ return('') }}
 {%- endmacro %}
@@ -170,21 +179,38 @@
     {%- endif -%}
 {%- endmacro %}
 
-{# The conditions that pick the live rows an incremental build replaces, each a SQL condition on the live
-   row (alias live_alias): the rows of a key the delta has, and the rows of relations whose slot types
-   changed (recomputed from scratch). reset_on: SQL expressions over the live row's columns that hold a
-   rel_id; retyped: the int_retyped_relations relation; negate: the conditions for the rows kept. Kept
-   apart so that each is a semi- or anti-join (an OR of them would be evaluated row by row). #}
-{% macro replaced_rows_conditions(live_alias, delta, unique_key, reset_on, retyped, negate=false) -%}
-    {%- set no = 'not ' if negate else '' -%}
-    {%- set conditions = [] -%}
+{# The live rows of a model that an incremental build replaces: the rows of a key the delta has, and the
+   rows of relations whose slot types changed (recomputed from scratch). reset_on: SQL expressions over
+   the live row's columns (unqualified) that hold a rel_id; retyped: the int_retyped_relations relation.
+   replaced_rows_condition: one condition, for the publishing DELETE (one scan of the live table; each
+   part a hashed subplan); kept_rows_conditions: the conditions for the rows kept, ANDed in the staging
+   view (the key as an anti-join). #}
+{% macro replaced_rows_condition(delta, unique_key, reset_on, retyped) -%}
+    {%- set keys = unique_key | join(', ') -%}
+    {%- set parts = ['(' ~ keys ~ ') in (select ' ~ keys ~ ' from ' ~ delta ~ ')'] -%}
+    {%- for expression in reset_on -%}
+        {%- do parts.append('(' ~ expression ~ ') in (select rel_id from ' ~ retyped ~ ')') -%}
+    {%- endfor -%}
+    {{ return(parts | join('\n        or ')) }}
+{%- endmacro %}
+
+{% macro kept_rows_conditions(live_alias, delta, unique_key, reset_on, retyped) -%}
     {%- set key_match = [] -%}
     {%- for column in unique_key -%}
         {%- do key_match.append('delta.' ~ column ~ ' = ' ~ live_alias ~ '.' ~ column) -%}
     {%- endfor -%}
-    {%- do conditions.append(no ~ 'exists (select 1 from ' ~ delta ~ ' as delta where ' ~ key_match | join(' and ') ~ ')') -%}
+    {%- set conditions = ['not exists (select 1 from ' ~ delta ~ ' as delta where ' ~ key_match | join(' and ') ~ ')'] -%}
     {%- for expression in reset_on -%}
-        {%- do conditions.append('(' ~ expression ~ ') ' ~ no ~ 'in (select rel_id from ' ~ retyped ~ ')') -%}
+        {%- do conditions.append('(' ~ expression ~ ') not in (select rel_id from ' ~ retyped ~ ')') -%}
     {%- endfor -%}
     {{ return(conditions) }}
+{%- endmacro %}
+
+{# `column` names a relation whose slot types this build changed (int_retyped_relations) #}
+{% macro is_retyped_relation(column) -%}
+{{ column }} in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations)
+{%- endmacro %}
+
+{% macro is_not_retyped_relation(column) -%}
+{{ column }} not in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations)
 {%- endmacro %}

@@ -39,8 +39,8 @@
             analyze {{ delta }};
             create view {{ this.incorporate(type='view') }} as (
                 select * from {{ live }} as live
-                where {{ replaced_rows_conditions(
-                    'live', delta, unique_key, reset_on, ref('int_retyped_relations') if reset_on else none, negate=true
+                where {{ kept_rows_conditions(
+                    'live', delta, unique_key, reset_on, ref('int_retyped_relations') if reset_on else none
                 ) | join('\n                    and ') }}
                 union all
                 select * from {{ delta }}

@@ -4,13 +4,14 @@ sqlfluff's dbt templater needs a live database connection (it fills dbt's relati
 models are linted with the jinja templater instead. Its dbt builtins cover ref, source, config and
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
-``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target`` and
-``invocation_id``, and ``builtins.ref`` with ``execute`` false (the project overrides ``ref``:
+``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target``,
+``invocation_id``, ``local_md5``, and ``builtins.ref`` with ``execute`` false (the project overrides ``ref``:
 macros/atomic_publish.sql).
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,11 @@ class _Target:
     type = "postgres"
     name = "default"
     schema = "warehouse"
+
+
+def local_md5(value: str) -> str:
+    """dbt's local_md5(): the md5 hex digest of a string."""
+    return hashlib.md5(value.encode()).hexdigest()
 
 
 adapter = _Adapter()

@@ -35,8 +35,9 @@ overlap_masks as (
     select * from {{ ref('int_relation_overlaps') }}
     {%- if plan.incremental %}
     where relation_pair_id in (
-        select relation_pair_id from {{ delta_relation(ref('int_relation_overlaps')) }}
-    )
+            select changed_overlaps.relation_pair_id
+            from {{ delta_relation(ref('int_relation_overlaps')) }} as changed_overlaps
+        )
     {%- endif %}
 
 ),

@@ -26,7 +26,7 @@ with
 changed_typings as (
 
     select * from {{ delta_relation(ref('int_typed_relations')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
         and {{ can_reach_projection_bound(delta_relation(ref('int_typed_relations'))) }}
 
 ),

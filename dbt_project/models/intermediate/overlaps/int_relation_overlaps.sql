@@ -42,7 +42,7 @@ with
 driving_pairs as (
 
     select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
         or first_batch_id > {{ plan.previous_max_batch_id }}
 
 ),
@@ -69,10 +69,11 @@ matches as (
 
     from driving_pairs
     inner join graph_pairs
-        on least(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
-            = least(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
+        on
+        least(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
+        = least(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
         and greatest(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
-            = greatest(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
+        = greatest(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
         and driving_pairs.rel_id <> graph_pairs.rel_id
 
 ),
@@ -146,8 +147,8 @@ candidate_relation_pairs as (
         candidate_members.premise_rel_id,
         candidate_members.hypothesis_rel_id,
         candidate_members.alignment,
-        candidate_members.premise_rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
-        or candidate_members.hypothesis_rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+        {{ is_retyped_relation('candidate_members.premise_rel_id') }}
+        or {{ is_retyped_relation('candidate_members.hypothesis_rel_id') }}
             as is_retyped
 
     from candidate_members
@@ -158,7 +159,7 @@ classified_relation_pairs as (
 
     select
         candidate_relation_pairs.*,
-        candidate_relation_pairs.relation_pair_id in (select relation_pair_id from previous_members)
+        candidate_relation_pairs.relation_pair_id in (select previous_members.relation_pair_id from previous_members)
             as had_survived
 
     from candidate_relation_pairs
@@ -186,14 +187,14 @@ scratch_relations as (
 scratch_premise_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
-    where rel_id in (select rel_id from scratch_relations)
+    where rel_id in (select scratch_relations.rel_id from scratch_relations)
 
 ),
 
 scratch_hypothesis_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
-    where rel_id in (select rel_id from scratch_relations)
+    where rel_id in (select scratch_relations.rel_id from scratch_relations)
 
 ),
 

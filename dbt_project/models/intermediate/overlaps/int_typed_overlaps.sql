@@ -24,7 +24,8 @@
 with
 
 {% if plan.incremental %}
-affected_relation_pairs as (
+-- used in the incremental branches below (the linter renders the others)
+affected_relation_pairs as (  -- noqa: ST03
 
     select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
     union
@@ -37,9 +38,8 @@ affected_relation_pairs as (
 premise_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    where is_premise
     {%- if plan.incremental %}
-        and relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
 ),
@@ -47,9 +47,8 @@ premise_sides as (
 hypothesis_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    where not is_premise
     {%- if plan.incremental %}
-        and relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
 ),
@@ -58,7 +57,7 @@ match_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
     {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
 ),
@@ -86,6 +85,8 @@ typing_pairs as (
     from premise_sides as premise
     inner join hypothesis_sides as hypothesis
         on premise.relation_pair_id = hypothesis.relation_pair_id
+    where premise.is_premise
+        and not hypothesis.is_premise
 
 ),
 

@@ -23,12 +23,12 @@ with
 relation_pairs as (
 
     select * from {{ ref('int_relation_pairs') }}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
 
     union all
 
     select * from {{ delta_relation(ref('int_relation_pairs')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 {% else %}

@@ -23,7 +23,7 @@ slot1_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
     {%- endif %}
 
 ),
@@ -32,7 +32,7 @@ slot2_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
     {%- endif %}
 
 ),
@@ -71,14 +71,14 @@ slot_entity_classes as (
 changed_slot1_pairs as (
 
     select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 
 changed_slot2_pairs as (
 
     select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 

@@ -22,7 +22,7 @@ slot_entities as (
 
     select * from {{ ref('int_slot_entities') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
         or first_batch_id > {{ plan.previous_max_batch_id }}
     {%- endif %}
 

@@ -40,7 +40,7 @@ scanned_typings as (
     left join previous_typings
         on changed_typings.typed_rel_id = previous_typings.typed_rel_id
     where previous_typings.typed_rel_id is null
-        or changed_typings.rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+        or {{ is_retyped_relation('changed_typings.rel_id') }}
 
 ),
 
@@ -56,9 +56,8 @@ scanned_relations as (
 slot1_entities as (
 
     select * from {{ ref('int_slot_entity_classes') }}
-    where slot = 1
     {%- if plan.incremental %}
-        and rel_id in (select rel_id from scanned_relations)
+    where rel_id in (select scanned_relations.rel_id from scanned_relations)
     {%- endif %}
 
 ),
@@ -66,9 +65,8 @@ slot1_entities as (
 slot2_entities as (
 
     select * from {{ ref('int_slot_entity_classes') }}
-    where slot = 2
     {%- if plan.incremental %}
-        and rel_id in (select rel_id from scanned_relations)
+    where rel_id in (select scanned_relations.rel_id from scanned_relations)
     {%- endif %}
 
 ),
@@ -190,6 +188,7 @@ slot1_classes as (
     from slot1_entities
     left join entity_type_set_keys
         on slot1_entities.entity_id = entity_type_set_keys.entity_id
+    where slot1_entities.slot = 1
 
 ),
 
@@ -204,6 +203,7 @@ slot2_classes as (
     from slot2_entities
     left join entity_type_set_keys
         on slot2_entities.entity_id = entity_type_set_keys.entity_id
+    where slot2_entities.slot = 2
 
 ),
 
@@ -321,7 +321,7 @@ kept_typings as (
     from changed_typings
     inner join previous_typings
         on changed_typings.typed_rel_id = previous_typings.typed_rel_id
-    where changed_typings.rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('changed_typings.rel_id') }}
 
 ),
 
@@ -334,7 +334,7 @@ member_entity_types as (
 changed_entities as (
 
     select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 
@@ -379,7 +379,7 @@ member_counts as (
 previous_signatures as (
 
     select * from {{ previous_relation(this) }}
-    where typed_rel_id in (select typed_rel_id from member_counts)
+    where typed_rel_id in (select member_counts.typed_rel_id from member_counts)
 
 ),
 

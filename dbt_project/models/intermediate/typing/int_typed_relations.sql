@@ -19,7 +19,9 @@ typing_sizes as (
 
     select * from {{ ref('int_typing_sizes') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ delta_relation(ref('int_typing_sizes')) }})
+    where rel_id in (
+            select changed_sizes.rel_id from {{ delta_relation(ref('int_typing_sizes')) }} as changed_sizes
+        )
     {%- endif %}
 
 ),

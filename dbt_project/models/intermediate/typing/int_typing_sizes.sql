@@ -36,7 +36,7 @@ pair_typings as (
 
     select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
     {%- endif %}
 
 ),
@@ -45,7 +45,7 @@ slot_entity_classes as (
 
     select * from {{ ref('int_slot_entity_classes') }}
     {%- if plan.incremental %}
-    where rel_id in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_retyped_relation('rel_id') }}
     {%- endif %}
 
 ),
@@ -81,7 +81,7 @@ sized as (
 changed_pairs as (
 
     select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 
@@ -94,7 +94,7 @@ previous_pairs as (
 changed_slot_entities as (
 
     select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
-    where rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+    where {{ is_not_retyped_relation('rel_id') }}
 
 ),
 

@@ -85,7 +85,7 @@ names as (
     inner join build_batches
         on entity_names.batch_id = build_batches.batch_id
     {%- if plan.incremental %}
-    where entity_names.entity_id in (select source_entity_id from entity_keys)
+    where entity_names.entity_id in (select entity_keys.source_entity_id from entity_keys)
     {%- endif %}
     group by entity_names.entity_id
 
@@ -99,7 +99,7 @@ types as (
 
     from entity_types
     {%- if plan.incremental %}
-    where entity_id in (select entity_id from entity_keys)
+    where entity_id in (select entity_keys.entity_id from entity_keys)
     {%- endif %}
     group by entity_id
 

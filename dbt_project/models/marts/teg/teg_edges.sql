@@ -2,7 +2,7 @@
     materialized=incremental_materialization(),
     unique_key=['rel_id', 'arg1_entity_id', 'arg2_entity_id'],
     reset_relations_on=['rel_id'],
-    pre_hook="{{ heavy_model_settings() }}",
+    pre_hook=["{{ heavy_model_settings() }}", "{{ joins_in_written_order() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}
@@ -24,7 +24,7 @@ new_typings as (
     left join {{ previous_table('int_typed_relations') }} as previous_typings
         on changed_typings.typed_rel_id = previous_typings.typed_rel_id
     where previous_typings.typed_rel_id is null
-        and changed_typings.rel_id not in (select rel_id from {{ ref('int_retyped_relations') }})
+        and {{ is_not_retyped_relation('changed_typings.rel_id') }}
 
 ),
 
@@ -114,19 +114,44 @@ mask_classes as (
 
 ),
 
+-- the typed relations each class belongs to, with their stable keys (looked up once per class)
 class_typings as (
 
     select
         mask_classes.rel_id,
         mask_classes.arg1_mask,
         mask_classes.arg2_mask,
-        typings.typed_rel_id
+        typings.typed_rel_id,
+        typed_relations.typed_relation_key
 
     from mask_classes
     inner join typings
         on mask_classes.rel_id = typings.rel_id
+    inner join typed_relations
+        on typings.typed_rel_id = typed_relations.typed_rel_id
     where {{ bit_is_set('mask_classes.arg1_mask', 'typings.type_rank_a - 1') }}
         and {{ bit_is_set('mask_classes.arg2_mask', 'typings.type_rank_b - 1') }}
+
+),
+
+-- each pair with its arguments' source ids (looked up once per pair, not once per typed relation)
+keyed_pairs as (
+
+    select
+        pair_masks.rel_id,
+        pair_masks.arg1_entity_id,
+        pair_masks.arg2_entity_id,
+        pair_masks.n_instances,
+        pair_masks.arg1_mask,
+        pair_masks.arg2_mask,
+        arg1_keys.source_entity_id as arg1_source_entity_id,
+        arg2_keys.source_entity_id as arg2_source_entity_id
+
+    from pair_masks
+    inner join arg1_keys
+        on pair_masks.arg1_entity_id = arg1_keys.entity_id
+    inner join arg2_keys
+        on pair_masks.arg2_entity_id = arg2_keys.entity_id
 
 ),
 
@@ -134,27 +159,21 @@ final as (
 
     select
         class_typings.typed_rel_id,
-        pair_masks.rel_id,
-        pair_masks.arg1_entity_id,
-        pair_masks.arg2_entity_id,
-        cast(pair_masks.n_instances as bigint) as n_instances,
+        keyed_pairs.rel_id,
+        keyed_pairs.arg1_entity_id,
+        keyed_pairs.arg2_entity_id,
+        cast(keyed_pairs.n_instances as bigint) as n_instances,
         {{ surrogate_key([
-            'typed_relations.typed_relation_key',
-            'arg1_keys.source_entity_id',
-            'arg2_keys.source_entity_id',
+            'class_typings.typed_relation_key',
+            'keyed_pairs.arg1_source_entity_id',
+            'keyed_pairs.arg2_source_entity_id',
         ]) }} as edge_key
 
-    from pair_masks
+    from keyed_pairs
     inner join class_typings
-        on pair_masks.rel_id = class_typings.rel_id
-        and pair_masks.arg1_mask = class_typings.arg1_mask
-        and pair_masks.arg2_mask = class_typings.arg2_mask
-    inner join typed_relations
-        on class_typings.typed_rel_id = typed_relations.typed_rel_id
-    inner join arg1_keys
-        on pair_masks.arg1_entity_id = arg1_keys.entity_id
-    inner join arg2_keys
-        on pair_masks.arg2_entity_id = arg2_keys.entity_id
+        on keyed_pairs.rel_id = class_typings.rel_id
+        and keyed_pairs.arg1_mask = class_typings.arg1_mask
+        and keyed_pairs.arg2_mask = class_typings.arg2_mask
 
 )
 
