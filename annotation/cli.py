@@ -8,12 +8,16 @@ from pathlib import Path
 
 import click
 
-from warehouse.command_line import CONTEXT, database_url_option, json_object, run, version_option
-from warehouse.settings import OUT_DIR
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.settings import out_folder, require_shared_data
+from warehouse.target import Target
 
-ANNOTATION_OUT = OUT_DIR / "annotation"
 TASKS = click.Choice(["sherliic", "zeichner"])
 CSV_PATH = click.Path(dir_okay=False, path_type=Path)
+
+
+def annotation_out() -> Path:
+    return out_folder() / "annotation"
 
 
 def _task_option(help_text: str = "Annotation task."):
@@ -37,7 +41,9 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--batch", required=True, help="Batch name (unique).")
+@click.option(
+    "--batch", required=True, help="Batch name (unique; letters, digits, '-', '_', '.'; names its CSV)."
+)
 @click.option("--premises", type=int, default=50, show_default=True, help="Number of premise facts.")
 @click.option("--hypotheses", type=int, default=3, show_default=True, help="Hypotheses per premise.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Sampling seed.")
@@ -50,7 +56,7 @@ def cli() -> None:
 )
 @_task_option()
 @click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
-@database_url_option
+@target_options(build=True)
 def sample(
     batch: str,
     premises: int,
@@ -59,69 +65,77 @@ def sample(
     stratify_by: str,
     task: str,
     out: Path | None,
-    database_url: str | None,
+    target: Target,
 ) -> None:
-    """Sample InfCands into a batch; write its CSV.
+    """Sample InfCands of a build into a batch; write its CSV.
 
-    The crowdsourcing CSV has one row per premise with its candidate hypotheses."""
+    The crowdsourcing CSV has one row per premise with its candidate hypotheses; the batch records the
+    build its candidates came from (--build, default the default build)."""
     from annotation.sampling import export_batch_csv, sample_batch
 
     summary = sample_batch(
+        target,
         batch,
         premises,
         hypotheses_per_premise=hypotheses,
         seed=seed,
         stratify_by=stratify_by,
         task=task,
-        url=database_url,
     )
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
-    n_rows = export_batch_csv(batch, out, database_url) if summary.n_items else 0
+    out = out or annotation_out() / f"{batch}.csv"
+    n_rows = export_batch_csv(target, batch, out) if summary.n_items else 0
     print(
-        f"batch {summary.batch_name}: {summary.n_premises} premises, {summary.n_items} items; "
-        f"crowdsourcing CSV ({n_rows} rows): {out}"
+        f"batch {summary.batch_name} (build {summary.build}): {summary.n_premises} premises, "
+        f"{summary.n_items} items; crowdsourcing CSV ({n_rows} rows): {out}"
     )
 
 
 @cli.command()
 @click.option("--batch", required=True, help="Batch name.")
 @click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
-@database_url_option
-def export(batch: str, out: Path | None, database_url: str | None) -> None:
+@target_options()
+def export(batch: str, out: Path | None, target: Target) -> None:
     """Write a batch's crowdsourcing CSV again."""
     from annotation.sampling import export_batch_csv
 
-    out = out or ANNOTATION_OUT / f"{batch}.csv"
-    n_rows = export_batch_csv(batch, out, database_url)
+    out = out or annotation_out() / f"{batch}.csv"
+    n_rows = export_batch_csv(target, batch, out)
     print(f"wrote {n_rows} premise rows to {out}")
 
 
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_task_option()
-@database_url_option
-def import_command(file: Path, task: str, database_url: str | None) -> None:
+@target_options()
+def import_command(file: Path, task: str, target: Target) -> None:
     """Import a results CSV of judgements.
 
     Columns: item_id, worker_id, answer[, the meaningful flags]."""
     from annotation.results import import_results
 
-    n = import_results(file, task=task, url=database_url)
+    n = import_results(target, file, task=task)
     print(f"imported {n} new judgements from {file}")
 
 
 @cli.command()
 @click.option("--port", type=int, default=8765, show_default=True, help="Port on 127.0.0.1.")
-@click.option("--target", type=int, default=5, show_default=True, help="Judgements wanted per item.")
+@click.option(
+    "--target",
+    "judgements_per_item",
+    type=int,
+    default=5,
+    show_default=True,
+    help="Judgements wanted per item.",
+)
 @_task_option("Task shown in the printed link.")
-@database_url_option
-def serve(port: int, target: int, task: str, database_url: str | None) -> None:
+@target_options()
+def serve(port: int, judgements_per_item: int, task: str, target: Target) -> None:
     """Serve the annotation page on 127.0.0.1.
 
     Ctrl-C stops it."""
     from annotation.server import make_server
 
-    server = make_server(database_url, port=port, target=target)
+    server = make_server(target, port=port, judgements_per_item=judgements_per_item)
     host, port = server.server_address[:2]
     print(f"annotation page: http://{host}:{port}/?task={task} (Ctrl-C stops)")
     try:
@@ -141,15 +155,15 @@ def serve(port: int, target: int, task: str, database_url: str | None) -> None:
     metavar="JSON",
     help="dbt vars as JSON, e.g. '{\"annotation_min_trust\": 0.8}'.",
 )
-@database_url_option
-def aggregate(task: str, dbt_vars: dict | None, database_url: str | None) -> None:
+@target_options()
+def aggregate(task: str, dbt_vars: dict | None, target: Target) -> None:
     """Build the gold labels; print Table 2.
 
     A dbt build of the annotation marts (trust, gold labels, split), then the Table 2 statistics."""
     from annotation.dataset import aggregate, statistics
 
-    aggregate(database_url, dbt_vars=dbt_vars)
-    for row in statistics(task, database_url):
+    aggregate(target, dbt_vars=dbt_vars)
+    for row in statistics(target, task):
         print(f"{row['split']:>5}  {row['statistic']:<28} {row['value']:g}")
 
 
@@ -160,15 +174,15 @@ def aggregate(task: str, dbt_vars: dict | None, database_url: str | None) -> Non
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder (default out/annotation/<task>_dataset).",
 )
-@database_url_option
-def export_dataset(task: str, out: Path | None, database_url: str | None) -> None:
+@target_options()
+def export_dataset(task: str, out: Path | None, target: Target) -> None:
     """Write the gold items as dev/test CSVs.
 
     SherLIiC's release layout: dev.csv and test.csv, 22 columns."""
     from annotation.dataset import export_dataset
 
-    out = out or ANNOTATION_OUT / f"{task}_dataset"
-    counts = export_dataset(out, task=task, url=database_url)
+    out = out or annotation_out() / f"{task}_dataset"
+    counts = export_dataset(target, out, task=task)
     print(f"wrote dev.csv ({counts['dev']} items) and test.csv ({counts['test']} items) to {out}")
 
 
@@ -180,7 +194,7 @@ def render(path: str, type_a: str | None, type_b: str | None) -> None:
     """Render a path as an English sentence.
 
     TYPE_A and TYPE_B (optional) name the arguments' types."""
-    from annotation.render import render_relation
+    from deppath.render import render_relation
 
     print(render_relation(path, type_a, type_b).text)
 
@@ -196,7 +210,6 @@ def check_templates(dev: Path | None) -> None:
 
     The exact-match rate; the failures go to out/annotation/template_failures.tsv."""
     from annotation.template_check import check_templates
-    from warehouse.settings import require_shared_data
 
     dev = dev or require_shared_data() / "sherliic" / "dev.tsv"
     result = check_templates(dev)
@@ -206,8 +219,8 @@ def check_templates(dev: Path | None) -> None:
     )
     for klass, n in result.classes.most_common():
         print(f"  {n:4d}  {klass}")
-    ANNOTATION_OUT.mkdir(parents=True, exist_ok=True)
-    failures = ANNOTATION_OUT / "template_failures.tsv"
+    annotation_out().mkdir(parents=True, exist_ok=True)
+    failures = annotation_out() / "template_failures.tsv"
     with failures.open("w", encoding="utf-8") as handle:
         handle.write("path\texpected\trendered\tclass\n")
         for row in result.failures:

@@ -11,7 +11,7 @@ from psycopg.rows import dict_row
 from baselines.datasets import SHERLIIC_CSV_COLUMNS, SHERLIIC_TEXT_COLUMNS
 from warehouse.dbt import run_dbt
 from warehouse.export import spreadsheet_safe
-from warehouse.server import connect
+from warehouse.target import Target
 
 # The 22 columns of SherLIiC's dev.csv / test.csv (docs/design.md §5), in order: one definition, shared with
 # the benchmark loader that reads them.
@@ -21,9 +21,7 @@ _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
 TEXT_COLUMNS = SHERLIIC_TEXT_COLUMNS
 
 
-def aggregate(
-    url: str | None = None, dbt_vars: dict | None = None, *, target_path: Path | None = None
-) -> None:
+def aggregate(target: Target, dbt_vars: dict | None = None, *, target_path: Path | None = None) -> None:
     """Rebuild and test the annotation marts (trust, gold labels, split, Table 2 statistics).
 
     target_path: a private dbt target folder (lets several dbt processes run side by side).
@@ -31,7 +29,7 @@ def aggregate(
     args = ["build", "--select", "tag:annotation"]
     if target_path is not None:
         args += ["--target-path", str(target_path / "target"), "--log-path", str(target_path / "logs")]
-    run_dbt(args, url, dbt_vars)
+    run_dbt(target, args, dbt_vars)
 
 
 def _cell(value) -> str:
@@ -44,13 +42,12 @@ def _cell(value) -> str:
     return str(value)
 
 
-def export_dataset(
-    out_dir: Path, task: str = "sherliic", url: str | None = None, schema: str = "warehouse"
-) -> dict:
-    """Write dev.csv and test.csv (22 columns, header row) from warehouse.annotation_sherliic_dataset."""
+def export_dataset(target: Target, out_dir: Path, task: str = "sherliic") -> dict:
+    """Write dev.csv and test.csv (22 columns, header row) from the annotation_sherliic_dataset mart."""
     out_dir.mkdir(parents=True, exist_ok=True)
     counts = {}
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    schema = target.marts_schema
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         for split in ("dev", "test"):
             rows = cur.execute(
                 f"select * from {schema}.annotation_sherliic_dataset "
@@ -69,11 +66,11 @@ def export_dataset(
     return counts
 
 
-def statistics(task: str = "sherliic", url: str | None = None, schema: str = "warehouse") -> list[dict]:
+def statistics(target: Target, task: str = "sherliic") -> list[dict]:
     """The Table 2 statistics (annotation_statistics mart) as rows of split, statistic, value."""
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(
-            f"select split, statistic, value from {schema}.annotation_statistics where task = %s "
-            "order by split, statistic",
+            f"select split, statistic, value from {target.marts_schema}.annotation_statistics "
+            "where task = %s order by split, statistic",
             (task,),
         ).fetchall()

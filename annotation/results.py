@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.formats._common import check_id, check_input_file, csv_rows
+from extract.formats.common import check_id, check_input_file, csv_rows
 from warehouse.errors import InputError
-from warehouse.server import connect, ensure_schema
+from warehouse.target import Target
 
 ANSWERS = ("yes", "no", "incomprehensible")
 TRUE_WORDS = {
@@ -119,9 +119,7 @@ def parse_results(path: Path, task: str = "sherliic") -> list[Judgement]:
     return judgements
 
 
-def store_judgements(
-    judgements: list[Judgement], source: str, url: str | None = None, *, file: str = ""
-) -> int:
+def store_judgements(target: Target, judgements: list[Judgement], source: str, *, file: str = "") -> int:
     """Insert judgements in one transaction after checking item ids and earlier judgements.
 
     A judgement already stored with the same answer from the same source is skipped (re-importing a
@@ -130,9 +128,9 @@ def store_judgements(
     """
     if not judgements:
         return 0
-    ensure_schema(url)
+    target.ensure_schema()
     where = file or source
-    with connect(url) as conn:
+    with target.connect() as conn:
         items = [j.item_id for j in judgements]
         batch_of = {
             item_id: (batch, task)
@@ -199,8 +197,8 @@ def store_judgements(
     return len(new)
 
 
-def import_results(path: Path, task: str = "sherliic", url: str | None = None) -> int:
+def import_results(target: Target, path: Path, task: str = "sherliic") -> int:
     """Validate and import a results CSV; returns the number of judgements stored."""
     path = Path(path)
     judgements = parse_results(path, task)
-    return store_judgements(judgements, source=f"file:{path.name}", url=url, file=str(path))
+    return store_judgements(target, judgements, source=f"file:{path.name}", file=str(path))

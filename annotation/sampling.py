@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from annotation.render import render_candidate
+from deppath.render import render_candidate
+from warehouse.builds import build_ref
 from warehouse.export import spreadsheet_safe
-from warehouse.server import connect, ensure_schema
+from warehouse.target import Target
 
 STRATA = {
     "none": "''",
@@ -27,6 +29,8 @@ STRATA = {
     "hypothesis_rank": "case when ic.rank_for_hypothesis <= 10 then 'top10' else 'rest' end",
 }
 N_EXAMPLES = 3
+# a batch name names its CSV (out/annotation/<name>.csv) and its item ids: a plain file name, never a path
+BATCH_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 _CANDIDATES_SQL = """
 with
@@ -107,11 +111,24 @@ limit 200
 """
 
 
+def check_batch_name(name: str) -> str:
+    """`name` when it is a plain batch name (letters, digits, '-', '_' and '.', starting with a letter or
+    digit, at most 100 characters), else one-line ValueError: no name can point outside out/annotation,
+    create folders or hide its CSV."""
+    if not isinstance(name, str) or not BATCH_NAME.fullmatch(name):
+        raise ValueError(
+            f"batch name {name!r}: use letters, digits, '-', '_' and '.', starting with a letter or digit "
+            "(at most 100 characters)"
+        )
+    return name
+
+
 @dataclass(frozen=True)
 class SampleSummary:
     batch_name: str
     n_premises: int
     n_items: int
+    build: str = "default"  # the build the candidates came from (name #record)
 
 
 def _top_distinct(values: list[str], n: int) -> list[str]:
@@ -125,6 +142,7 @@ def _top_distinct(values: list[str], n: int) -> list[str]:
 
 
 def sample_batch(
+    target: Target,
     batch_name: str,
     n_premises: int,
     *,
@@ -132,16 +150,19 @@ def sample_batch(
     seed: int = 0,
     stratify_by: str = "none",
     task: str = "sherliic",
-    url: str | None = None,
-    schema: str = "warehouse",
 ) -> SampleSummary:
-    """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables."""
+    """Draw `n_premises` premises (round-robin over strata) with up to k hypotheses each into raw tables
+    (the candidates of the marts of the Target's build, which the batch records; the batch is stored in
+    its Postgres database)."""
+    check_batch_name(batch_name)
     if stratify_by not in STRATA:
         raise ValueError(f"stratify_by must be one of {sorted(STRATA)}, not {stratify_by!r}")
     if n_premises < 1 or hypotheses_per_premise < 1:
         raise ValueError("n_premises and hypotheses_per_premise must be positive")
-    ensure_schema(url)
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    schema = target.marts_schema
+    target.ensure_schema()
+    build = build_ref(target)
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         if cur.execute(
             "select 1 from raw.annotation_batches where batch_name = %s", (batch_name,)
         ).fetchone():
@@ -156,8 +177,8 @@ def sample_batch(
                 "(build the marts first; candidates already in a batch are not sampled again)"
             )
         cur.execute(
-            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options) "
-            "values (%s, %s, %s, %s, %s, %s)",
+            "insert into raw.annotation_batches (batch_name, task, seed, stratify_by, n_items, options, "
+            "build, build_id) values (%s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 batch_name,
                 task,
@@ -165,6 +186,8 @@ def sample_batch(
                 stratify_by,
                 len(rows),
                 Jsonb({"n_premises": n_premises, "hypotheses_per_premise": hypotheses_per_premise}),
+                build.name,
+                build.build_id,
             ),
         )
         examples: dict[int, tuple[list[str], list[str]]] = {}
@@ -241,12 +264,12 @@ def sample_batch(
                 ),
             )
         conn.commit()
-    return SampleSummary(batch_name, len(group_numbers), len(rows))
+    return SampleSummary(batch_name, len(group_numbers), len(rows), build.label)
 
 
-def batch_groups(batch_name: str, url: str | None = None) -> list[dict]:
+def batch_groups(target: Target, batch_name: str) -> list[dict]:
     """The batch's premise groups in order: premise fields plus a list of hypothesis items."""
-    with connect(url) as conn, conn.cursor(row_factory=dict_row) as cur:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         items = cur.execute(
             "select * from raw.annotation_items where batch_name = %s order by item_id", (batch_name,)
         ).fetchall()
@@ -282,14 +305,15 @@ def examples_line(examples_a: list[str], examples_b: list[str]) -> str:
     return "; ".join(parts)
 
 
-def export_batch_csv(batch_name: str, path: Path, url: str | None = None) -> int:
+def export_batch_csv(target: Target, batch_name: str, path: Path) -> int:
     """Crowdsourcing CSV: one row per premise fact, hypothesis_i_id/hypothesis_i columns (i = 1..k).
 
     Text cells are spreadsheet-safe (warehouse.export.spreadsheet_safe). Workers answer each
     hypothesis with yes / no / incomprehensible; the platform's results go back
     in through `annotation.results.import_results` (long format: item_id, worker_id, answer).
     """
-    groups = batch_groups(batch_name, url)
+    check_batch_name(batch_name)
+    groups = batch_groups(target, batch_name)
     k = max(len(g["hypotheses"]) for g in groups)
     header = ["premise_group_id", "premise", "examples", "examples_a", "examples_b"]
     for i in range(1, k + 1):

@@ -3,8 +3,9 @@
 A lab can annotate without a crowdsourcing platform: the page shows a premise as a fact with example
 entities per slot and several candidate hypotheses, with the questions of the paper's Figure 1
 (yes / no / incomprehensible). Zeichner's variant first asks whether each side is meaningful, then
-whether the premise entails the hypothesis. Each item is served until it has `target` judgements
-(judgements of workers excluded by the trust filter do not count, so their items are re-queued).
+whether the premise entails the hypothesis. Each item is served until it has `judgements_per_item`
+judgements (judgements of workers excluded by the trust filter do not count, so their items are
+re-queued).
 
 Only the annotator's own browser may submit: the server answers requests addressed to it by name
 (Host 127.0.0.1:port or localhost:port, which defeats DNS rebinding), refuses form posts from other
@@ -28,9 +29,9 @@ from psycopg.rows import dict_row
 
 from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
 from annotation.sampling import examples_line, group_items
-from extract.formats._common import check_id
+from extract.formats.common import check_id
 from warehouse.errors import InputError
-from warehouse.server import connect, ensure_schema
+from warehouse.target import Target
 
 STYLE = """
 body { font-family: sans-serif; max-width: 52em; margin: 2em auto; color: #222; }
@@ -84,11 +85,11 @@ def _page(title: str, body: str) -> bytes:
 class AnnotationStore:
     """The queries behind the page (one place, also used by tests)."""
 
-    def __init__(self, url: str | None = None, *, target: int = 5, schema: str = "warehouse"):
-        self.url = url
+    def __init__(self, target: Target, *, judgements_per_item: int = 5):
         self.target = target
-        self.schema = schema
-        ensure_schema(url)
+        self.judgements_per_item = judgements_per_item
+        self.schema = target.marts_schema
+        target.ensure_schema()
 
     def _excluded_workers_sql(self, conn) -> str:
         # After an aggregation run, judgements of workers below the trust threshold do not count.
@@ -101,7 +102,7 @@ class AnnotationStore:
 
     def next_group(self, worker: str, task: str, batch: str | None = None) -> dict | None:
         """The first premise group with items this worker has not judged that still need judgements."""
-        with connect(self.url) as conn, conn.cursor(row_factory=dict_row) as cur:
+        with self.target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
             excluded = self._excluded_workers_sql(conn)
             rows = cur.execute(
                 f"""
@@ -127,7 +128,7 @@ class AnnotationStore:
                     left join counts as c using (item_id)
                     where b.task = %(task)s
                       and (%(batch)s::text is null or i.batch_name = %(batch)s::text)
-                      and coalesce(c.n_valid, 0) < %(target)s
+                      and coalesce(c.n_valid, 0) < %(wanted)s
                       and not exists (
                           select 1 from raw.annotation_judgements as mine
                           where mine.item_id = i.item_id and mine.worker_id = %(worker)s
@@ -142,7 +143,7 @@ class AnnotationStore:
                 select open_items.* from open_items inner join first_group using (premise_group_id)
                 order by item_id
                 """,
-                {"task": task, "batch": batch, "target": self.target, "worker": worker},
+                {"task": task, "batch": batch, "wanted": self.judgements_per_item, "worker": worker},
             ).fetchall()
         groups = group_items(rows)
         return groups[0] if groups else None
@@ -162,7 +163,7 @@ class AnnotationStore:
                     raise ValueError(f"please say whether both sentences are meaningful ({item_id})")
                 pm, hm = (flag == "yes" for flag in flags)
                 judgements.append(zeichner_judgement(item_id, worker, pm, hm, answer or None))
-        return store_judgements(judgements, source="web", url=self.url)
+        return store_judgements(self.target, judgements, source="web")
 
 
 def _group_form(group: dict, worker: str, task: str, batch: str | None, token: str) -> str:
@@ -372,17 +373,18 @@ def make_handler(store: AnnotationStore, token: str) -> type[BaseHTTPRequestHand
                 store.save(worker, task, form, item_ids)
             except (ValueError, InputError) as error:
                 raise RequestError(HTTPStatus.BAD_REQUEST, str(error)) from None
-            target = "/?" + urlencode({"worker": worker, "task": task, "batch": batch})
-            self._send(HTTPStatus.SEE_OTHER, b"", {"Location": target})
+            location = "/?" + urlencode({"worker": worker, "task": task, "batch": batch})
+            self._send(HTTPStatus.SEE_OTHER, b"", {"Location": location})
 
     return Handler
 
 
 def make_server(
-    url: str | None = None, host: str = "127.0.0.1", port: int = 8765, *, target: int = 5
+    target: Target, host: str = "127.0.0.1", port: int = 8765, *, judgements_per_item: int = 5
 ) -> ThreadingHTTPServer:
-    """A server bound to host:port (port 0 picks a free one; see server.server_address)."""
-    store = AnnotationStore(url, target=target)
+    """A server bound to host:port (port 0 picks a free one; see server.server_address) storing the
+    judgements in the Target's Postgres database."""
+    store = AnnotationStore(target, judgements_per_item=judgements_per_item)
     return ThreadingHTTPServer((host, port), make_handler(store, secrets.token_urlsafe(32)))
 
 

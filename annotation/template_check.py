@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotation.render import render_relation
+from deppath.render import render_relation
 
 _PLACEHOLDER = re.compile(r"(\S*)\[([AB])\]")
 

@@ -20,6 +20,16 @@ GRAPH_MODULES = (
 )
 # Language-model methods (`lm:`; torch is imported only when they score, see baselines/lm/).
 LM_MODULES = ("baselines.lm.methods",)
+# The order of the registered methods: by module in this order, each module's in its own registration
+# order, whatever order a process imported them in (the `lm:` methods right after the rules: the order
+# `make baselines` has always written). It orders the reports and the learned combination's features.
+MODULE_ORDER = (
+    "baselines.lemma",
+    "baselines.rules",
+    *LM_MODULES,
+    "baselines.word_vectors",
+    *GRAPH_MODULES,
+)
 
 # The order of the paper's Table 3 (methods not listed there follow in registration order).
 TABLE3_ORDER = (
@@ -60,12 +70,15 @@ FAMILIES = {
 }
 
 
+def _module(name: str) -> str:
+    baseline = REGISTRY.get(name)
+    return getattr(baseline.score, "__module__", "") if baseline else ""
+
+
 def family(name: str) -> str:
     """The plot family of a method: rules, vectors, graph, lm, combination; "other" if unregistered."""
     load_all()
-    baseline = REGISTRY.get(name)
-    module = getattr(baseline.score, "__module__", "") if baseline else ""
-    return FAMILIES.get(module, "lm" if name.startswith("lm:") else "other")
+    return FAMILIES.get(_module(name), "lm" if name.startswith("lm:") else "other")
 
 
 def load_all() -> dict:
@@ -75,8 +88,15 @@ def load_all() -> dict:
     return REGISTRY
 
 
+def registered_names() -> list[str]:
+    """Every registered baseline name, in MODULE_ORDER (others last, in registration order)."""
+    load_all()
+    rank = {module: i for i, module in enumerate(MODULE_ORDER)}
+    return sorted(REGISTRY, key=lambda name: rank.get(_module(name), len(rank)))  # stable: keeps ties
+
+
 def ordered_names() -> list[str]:
     """Registered baseline names, Table 3 order first."""
     load_all()
     first = [n for n in TABLE3_ORDER if n in REGISTRY]
-    return first + [n for n in REGISTRY if n not in first]
+    return first + [n for n in registered_names() if n not in first]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
@@ -19,14 +19,18 @@ import pandas as pd
 from tqdm import tqdm
 
 from baselines import catalog, datasets, report
-from baselines.evaluate import RESULT_COLUMNS, evaluate_many, store_results
-from baselines.lm.methods import keep_rows
+from baselines.context import command_context
+from baselines.evaluate import CSV_COLUMNS, builds_of, evaluate_many, store_results, with_build
+from baselines.lm.methods import keep_rows, register_methods
+from baselines.lm.plan import LmSettings
+from baselines.lm.selection import pd_cv_evaluation
 from baselines.registry import Context, get
-from warehouse import server
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
+from warehouse.builds import BuildRef, check_same_build
+from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import InputError
-from warehouse.marts import Marts, session_marts
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.marts import Marts
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import ENGINES, Target
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,10 @@ class EvaluationOptions:
     datasets: list[str] | None = None
     no_load: bool = False
     no_lemma: bool = False
-    out: Path = OUT_DIR
-    database_url: str | None = None  # None: DATABASE_URL, else the embedded server
+    out: Path = field(default_factory=out_folder)
 
 
-def _load_benchmarks(url: str, args: EvaluationOptions) -> None:
+def _load_benchmarks(target: Target, args: EvaluationOptions) -> None:
     files: list[tuple[Path, str, dict]] = []
     shared = shared_data_dir()
     if shared.is_dir():
@@ -68,7 +71,7 @@ def _load_benchmarks(url: str, args: EvaluationOptions) -> None:
     for i, (path, fmt, kw) in enumerate(bar):
         bar.set_description(f"benchmark file {path.name}")
         try:
-            summary = datasets.load_benchmark(path, fmt, url, show_progress=False, **kw)
+            summary = datasets.load_benchmark(target, path, fmt, show_progress=False, **kw)
         except InputError as exc:
             rest = [str(p) for p, _, _ in files[i + 1 :]]
             if rest:  # printed under the error line (warehouse.errors.print_error)
@@ -93,9 +96,9 @@ def levy_holt_test_files(path: Path) -> list[tuple[Path, str, dict]]:
     return found
 
 
-def _coverage(items: pd.DataFrame, warehouse: str | Marts) -> pd.DataFrame:
+def _coverage(items: pd.DataFrame, warehouse: Target | Marts) -> pd.DataFrame:
     cov = datasets.warehouse_coverage(items, warehouse)
-    print("coverage per dataset (items with both paths; both relations in warehouse.relations):")
+    print("coverage per dataset (items with both paths; both relations in the build's relations mart):")
     for r in cov.itertuples():
         wh = (
             "warehouse not built"
@@ -106,51 +109,57 @@ def _coverage(items: pd.DataFrame, warehouse: str | Marts) -> pd.DataFrame:
     return cov
 
 
-def prepare_evaluation(
-    args: EvaluationOptions, marts: Marts | None = None
-) -> tuple[str, pd.DataFrame, pd.DataFrame, Context] | None:
-    """What every evaluation command does first: load the benchmark files (unless --no-load), read the
-    items of the selected datasets, report their coverage and make the baselines' context. None (after
-    a message) when no items are loaded.
+def shared_data() -> Path | None:
+    """The shared data folder (SHERLIIC_DATA) when it exists."""
+    shared = shared_data_dir()
+    return shared if shared.is_dir() else None
+
+
+def prepare_evaluation(args: EvaluationOptions, ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """What every evaluation command does first, in the command's Context (baselines.context): load the
+    benchmark files (unless --no-load), read the items of the selected datasets and report their
+    coverage: (items, coverage). None (after a message) when no items are loaded.
 
     The benchmark items and the results live in Postgres on either engine (small tables the baselines
-    load and write); `marts` (warehouse.marts.session_marts) are the marts of SHERLIIC_ENGINE=spark, which
-    the baselines then read instead of Postgres'."""
-    url = args.database_url or server.database_url()
-    server.ensure_schema(url)
+    load and write); on Spark the Context holds the Spark marts, which the baselines read."""
+    target = ctx.target
+    target.on_postgres().ensure_schema()
     if not args.no_load:
-        _load_benchmarks(url, args)
-    items = datasets.load_items(url, args.datasets)
+        _load_benchmarks(target, args)
+    items = datasets.load_items(target, args.datasets)
     if items.empty:
         print("no benchmark items loaded; nothing to evaluate", file=sys.stderr)
         return None
-    shared = shared_data_dir()
-    ctx = Context(database_url=url, shared_data=str(shared) if shared.is_dir() else None, marts=marts)
-    coverage = _coverage(items, ctx.warehouse)
-    return url, items, coverage, ctx
+    return items, _coverage(items, ctx.warehouse)
 
 
-def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
-    with session_marts() as marts:
-        prepared = prepare_evaluation(args, marts)
+def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettings, merge: bool) -> int:
+    out = Path(args.out)
+    csv_path = out / "baselines.csv"
+    with command_context(target, shared_data=shared_data(), lm=lm) as ctx:
+        build = ctx.build_ref
+        if merge:  # refused before any work when the file holds another build's rows
+            check_csv_build(csv_path, build)
+        prepared = prepare_evaluation(args, ctx)
         if prepared is None:
             return 1
-        url, items, coverage, ctx = prepared
+        items, coverage = prepared
         ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
-        sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir(), ctx.warehouse)
+        scored = [n for n in names if n.startswith("lm:") and n not in {**ev.skipped, **ev.failed}]
+        ev.extend(pd_cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
+        sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():
         print(f"skipped {name}: {why}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
-    frame = ev.frame()
-    out = Path(args.out)
-    csv_path = out / "baselines.csv"
-    if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others
+    frame = with_build(ev.frame(), build)
+    if merge and csv_path.is_file():  # `one`: replace this method's rows, keep the others (of one build)
         old = pd.read_csv(csv_path)
+        check_same_build(builds_of(old), build, str(csv_path))
         keys = set(zip(frame.method, frame.dataset, frame.split, strict=True))
         old = old[[k not in keys for k in zip(old.method, old.dataset, old.split, strict=True)]]
-        frame = pd.concat([old, frame], ignore_index=True)[RESULT_COLUMNS]
+        frame = pd.concat([old, frame], ignore_index=True)[CSV_COLUMNS]
     report.write_csv(frame, csv_path)
     (out / "baselines.md").write_text(
         report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
@@ -158,15 +167,29 @@ def _run(names: list[str], args: EvaluationOptions, merge: bool) -> int:
     # `all` owns the plot folders (report.LM_FAMILY: all but out/plots/lm/) and removes stale figures;
     # `one` draws its method's figures and removes nothing
     plots = report.plot_curves(ev, out / "plots", owner=None if merge else "baselines")
-    store_results(ev.frame(), url)
+    store_results(target, ev.frame(), build)
     shown = ev.frame()
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(
-        f"wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in {out / 'plots'}; "
-        f"{len(shown)} rows in results.baseline_scores"
+        f"build {build.label}: wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in "
+        f"{out / 'plots'}; {len(shown)} rows in results.baseline_scores"
     )
     return 1 if ev.failed else 0
+
+
+def check_csv_build(path: Path, build: BuildRef) -> None:
+    """Refuse (one line) to add rows of `build` to a results CSV holding another build's rows."""
+    if path.is_file():
+        check_same_build(builds_of(pd.read_csv(path)), build, str(path))
+
+
+def registered_methods() -> LmSettings:
+    """Register every baseline, with the `lm:` methods of the plans `make lm` recorded; their settings."""
+    lm = LmSettings.as_recorded()
+    catalog.load_all()
+    register_methods(lm)
+    return lm
 
 
 def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str] | None:
@@ -199,11 +222,11 @@ def evaluation_options(function: Callable) -> Callable:
         click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
-            default=OUT_DIR,
-            show_default=True,
+            default=out_folder,
+            show_default="out",
             help="Output folder.",
         ),
-        database_url_option,
+        target_options(engines=ENGINES, build=True),
     ]
     for option in reversed(options):
         function = option(function)
@@ -230,6 +253,7 @@ def cli() -> None:
 @cli.command("list")
 def list_command() -> None:
     """List the registered baselines."""
+    registered_methods()
     registry = catalog.load_all()
     for name in catalog.ordered_names():
         bl = registry[name]
@@ -239,26 +263,27 @@ def list_command() -> None:
 
 @cli.command("all")
 @evaluation_options
-def all_command(**options) -> int:
+def all_command(target: Target, **options) -> int:
     """Run every baseline.
 
     Exit code 1 when one of them fails."""
-    return _run(catalog.ordered_names(), EvaluationOptions(**options), merge=False)
+    lm = registered_methods()
+    return _run(target, catalog.ordered_names(), EvaluationOptions(**options), lm, merge=False)
 
 
 @cli.command("one")
 @click.argument("name")
 @evaluation_options
-def one_command(name: str, **options) -> int:
+def one_command(target: Target, name: str, **options) -> int:
     """Run one baseline.
 
     NAME as `list` prints it; its rows replace its old ones in baselines.csv."""
-    catalog.load_all()
+    lm = registered_methods()
     try:
         get(name)
     except KeyError as exc:
         raise click.BadParameter(exc.args[0], param_hint="NAME") from None
-    return _run([name], EvaluationOptions(**options), merge=True)
+    return _run(target, [name], EvaluationOptions(**options), lm, merge=True)
 
 
 @cli.command("load")
@@ -268,21 +293,21 @@ def one_command(name: str, **options) -> int:
 @click.option("--split", help="Split (default: from the file name).")
 @click.option("--relation-index", metavar="PATH", help="relation_index.tsv for the release CSV's ids.")
 @click.option("--replace", is_flag=True, help="Replace an earlier load of the same file.")
-@database_url_option
+@target_options(engines=ENGINES)
 def load_command(
+    target: Target,
     file: Path,
     fmt: str,
     dataset: str | None,
     split: str | None,
     relation_index: str | None,
     replace: bool,
-    database_url: str | None,
 ) -> None:
-    """Load one benchmark file into raw.benchmark_items."""
+    """Load one benchmark file into raw.benchmark_items (Postgres, on either engine)."""
     s = datasets.load_benchmark(
+        target,
         file,
         fmt,
-        database_url,
         dataset=dataset,
         split=split,
         relation_index=relation_index,

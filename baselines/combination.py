@@ -2,9 +2,9 @@
 
 Features: the raw score of every other registered baseline that can run (a baseline whose resource is
 missing is left out; "Always yes", the hypothesis-only probes and this one are never features). Of the
-language-model methods only the zero-shot cosines are features (baselines.lm.methods.combination_features:
-fine-tuned LM scores of the combination's own training items are in-sample and would be over-trusted); they
-are present once `make lm` has cached them. An
+language-model methods only the zero-shot cosines of the models `make lm` ran are features
+(baselines.lm.plan.LmSettings.combination_features: fine-tuned LM scores of the combination's own training
+items are in-sample and would be over-trusted); they are present once `make lm` has cached them. An
 uncovered item (NaN) gets the column's minimum, as baselines.evaluate.fill_uncovered does, plus a
 `covered:<name>` 0/1 indicator for columns that are only partly covered. Columns are standardized
 (z-scores over the training items), so the logistic-regression coefficients compare directly: they say
@@ -36,9 +36,17 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from baselines.registry import REGISTRY, Context, register
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
+from baselines.catalog import load_all, registered_names
+from baselines.context import command_context
+from baselines.datasets import load_items
+from baselines.evaluate import evaluate_baseline
+from baselines.lm.plan import LmSettings
+from baselines.registry import REGISTRY, Context, ResourceMissing, register
+from warehouse.builds import BuildRef
+from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import print_error
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import ENGINES, Target
 
 if __name__ == "__main__":
     # `python -m baselines.combination`: run the CLI of the properly imported module, so that its
@@ -55,14 +63,13 @@ NAME = "learned combination"
 NEVER_FEATURES = frozenset({NAME, "Always yes", "hypothesis-only probe"})
 
 
-def feature_names() -> list[str]:
-    """Registered baselines used as features (see the module docstring)."""
-    from baselines.catalog import load_all
-    from baselines.lm.methods import combination_features
-
-    load_all()
-    lm_ok = set(combination_features())
-    return [n for n in REGISTRY if n not in NEVER_FEATURES and (not n.startswith("lm:") or n in lm_ok)]
+def feature_names(lm: LmSettings | None = None) -> list[str]:
+    """Registered baselines used as features (see the module docstring), in catalog order; `lm`: the
+    `lm:` settings whose models' zero-shot scores may be features (default: every model)."""
+    lm_ok = set((lm or LmSettings()).combination_features())
+    return [
+        n for n in registered_names() if n not in NEVER_FEATURES and (not n.startswith("lm:") or n in lm_ok)
+    ]
 
 
 def lm_split(items: pd.DataFrame) -> pd.Series:
@@ -76,11 +83,8 @@ def lm_split(items: pd.DataFrame) -> pd.Series:
 
 def baseline_scores(items: pd.DataFrame, ctx: Context, names: list[str] | None = None) -> pd.DataFrame:
     """Raw scores of every usable baseline (columns) for `items` (rows); unavailable ones are skipped."""
-    from baselines.catalog import load_all
-    from baselines.rules import ResourceMissing
-
     load_all()
-    names = names if names is not None else feature_names()
+    names = names if names is not None else feature_names(ctx.lm)
     columns: dict[str, pd.Series] = {}
     for name in names:
         try:
@@ -234,12 +238,13 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     return result
 
 
-def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
+def write_report(
+    combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None, build: BuildRef | None = None
+) -> tuple[Path, Path]:
     """out/combination/{coefficients.csv, combination.md}: the evaluation rows (baselines.evaluate's
-    columns) and the model's standardized coefficients."""
-    from warehouse.settings import OUT_DIR
-
-    out_dir = out_dir or OUT_DIR / "combination"
+    columns) and the model's standardized coefficients; the report names the build whose marts the
+    warehouse-backed scores read (default: the default build)."""
+    out_dir = out_dir or out_folder() / "combination"
     out_dir.mkdir(parents=True, exist_ok=True)
     coef = combo.coefficients()
     csv_path, md_path = out_dir / "coefficients.csv", out_dir / "combination.md"
@@ -263,6 +268,8 @@ def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = 
         "Logistic regression over the baseline scores, trained on SherLIiC-dev lm_split=train "
         "(out-of-fold scores for the training items), evaluated as `make baselines` evaluates every "
         "method (these are the learned-combination rows of out/baselines.md).",
+        "",
+        f"Build: {(build or BuildRef()).label} (the warehouse-backed scores read its marts).",
         "",
         shown.to_markdown(index=False, disable_numparse=True, colalign=["left"] * 2 + ["right"] * 5),
         "",
@@ -288,29 +295,23 @@ def write_report(combo: Combination, rows: pd.DataFrame, out_dir: Path | None = 
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder (default out/combination).",
 )
-@database_url_option
-def cli(out: Path | None, database_url: str | None) -> int:
+@target_options(engines=ENGINES, build=True)
+def cli(target: Target, out: Path | None) -> int:
     """Fit the learned combination and report its coefficients (`make combination`).
 
     Logistic regression over the baselines' scores, trained on SherLIiC-dev lm_split=train, evaluated on
     lm_split=dev; needs the benchmarks loaded (`make baselines`). Exit code 1 when they are not."""
-    from baselines.datasets import load_items
-    from baselines.evaluate import evaluate_baseline
-    from warehouse.server import database_url as project_database_url
-    from warehouse.settings import shared_data_dir
-
-    url = database_url or project_database_url()
-    items = load_items(url, datasets=["sherliic"])
+    items = load_items(target, datasets=["sherliic"])
     if items.empty:
         print_error("no SherLIiC items loaded: run `make baselines` (it loads the benchmarks) first")
         return 1
-    ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
-    rows = evaluate_baseline(NAME, items, ctx).frame()
+    with command_context(target, shared_data=shared_data_dir()) as ctx:
+        rows = evaluate_baseline(NAME, items, ctx).frame()
     combo = ctx.cache.get("combination_models", {}).get("sherliic")
     if combo is None:
         print_error("SherLIiC-dev has no lm_split=train items: nothing to train the combination on")
         return 1
-    csv_path, md_path = write_report(combo, rows, out)
+    csv_path, md_path = write_report(combo, rows, out, ctx.build_ref)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {csv_path} and {md_path}")
     return 0

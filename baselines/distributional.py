@@ -1,9 +1,9 @@
 """Distributional baselines computed in SQL over the TEG marts (paper §4, Table 3; Hosseini et al. 2018).
 
 Python only ships the item list to the warehouse (a session table of canonical paths, types and the
-crossed flag); every set-based score is one SQL query over `warehouse.untyped_edges` /
-`warehouse.teg_edges`, the same on Postgres and on Spark (warehouse.marts; the few differences are
-spelled per engine).
+crossed flag); every set-based score is one SQL query over the build's `untyped_edges` / `teg_edges`
+(schema `warehouse`, or `build_<name>`), the same on Postgres and on Spark (warehouse.marts; the few
+differences are spelled per engine).
 
 Orientation. Benchmark paths are in SherLIiC orientation (argument A = left end), warehouse relations
 are canonical (subject on the left). `deppath.paths.canonical_path` tells whether a path was reversed;
@@ -26,7 +26,7 @@ Scores, x = premise, y = hypothesis vector over entity pairs f:
 - Lin(x,y) = Σ_{f∈F(x)∩F(y)} (w_x(f) + w_y(f)) / (Σ_{F(x)} w_x + Σ_{F(y)} w_y)   (Lin 1998)
 - BInc(x,y) = sqrt(Lin(x,y) · WeedsPMI(x,y))   (Szpektor & Dagan 2008)
 - Sherlock+ESR = Relv·σ·esr of the typed pair (docs/design.md §5, set semantics): the mart's score from
-  `warehouse.inference_candidates` when the pair is an InfCand, else the same formulas
+  the build's `inference_candidates` when the pair is an InfCand, else the same formulas
   (:mod:`warehouse.scores`) on the counts the SQL returns.
 
 An item whose premise or hypothesis has no warehouse relation (or, typed, no typed relation with the
@@ -42,18 +42,17 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from baselines.registry import Context, register
-from baselines.rules import ResourceMissing
+from baselines.registry import Context, ResourceMissing, register
+from deppath.paths import canonical_path
 from warehouse.marts import Marts, marts_of
 from warehouse.scores import esr, relv, sigma
+from warehouse.target import Target
 
 SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
 
 
 def canonical_item_table(items: pd.DataFrame) -> pd.DataFrame:
     """Items in warehouse orientation: canonical paths, canonical-slot types and the crossed flag."""
-    from deppath.paths import canonical_path
-
     rows = []
     for row_no, (_, item) in enumerate(items.iterrows()):
         prem, hypo = item.get("premise_path"), item.get("hypothesis_path")
@@ -123,8 +122,8 @@ def load_items(marts: Marts, items: pd.DataFrame) -> int:
 RESOLVE_UNTYPED = """
 select i.row_no, p.rel_id as prem_key, h.rel_id as hypo_key, i.crossed
 from bl_items as i
-inner join warehouse.relations as p on p.path = i.prem_path
-inner join warehouse.relations as h on h.path = i.hypo_path
+inner join {schema}.relations as p on p.path = i.prem_path
+inner join {schema}.relations as h on h.path = i.hypo_path
 """
 
 
@@ -139,7 +138,7 @@ def _has_normalised(array: str, value: str, engine: str) -> str:
     return f"exists (select 1 from unnest({array}) as u (x) where {_norm_type('u.x')} = {value})"
 
 
-def _typed_side(side: str, engine: str) -> str:
+def _typed_side(side: str, engine: str, schema: str) -> str:
     t1, t2 = f"i.{side}_type_1", f"i.{side}_type_2"
     n1, n2 = _norm_type(t1), _norm_type(t2)
     exact = f"(t.type_a = {t1} and t.type_b = {t2})"
@@ -157,20 +156,20 @@ def _typed_side(side: str, engine: str) -> str:
                     t.typed_rel_id
             ) as preference
         from bl_items as i
-        inner join warehouse.typed_relations as t
+        inner join {schema}.typed_relations as t
             on t.path = i.{side}_path and ({exact} or {normalised} or {in_tsg})
     ) as ranked
     where preference = 1
 )"""
 
 
-def resolve_typed(engine: str) -> str:
+def resolve_typed(engine: str, schema: str = "warehouse") -> str:
     return f"""
 with
 
-{_typed_side("prem", engine)},
+{_typed_side("prem", engine, schema)},
 
-{_typed_side("hypo", engine)}
+{_typed_side("hypo", engine, schema)}
 
 select i.row_no, p.typed_rel_id as prem_key, h.typed_rel_id as hypo_key, i.crossed
 from bl_items as i
@@ -208,7 +207,7 @@ relation_totals as (
 
 pair_totals as (
     select u.arg1_entity_id as a1, u.arg2_entity_id as a2, cast(sum(u.n_instances) as {double}) as c_f
-    from warehouse.untyped_edges as u
+    from {schema}.untyped_edges as u
     inner join (select distinct a1, a2 from edges) as p
         on p.a1 = u.arg1_entity_id and p.a2 = u.arg2_entity_id
     group by 1, 2
@@ -216,7 +215,7 @@ pair_totals as (
 
 grand_total as (
     select cast(sum(n_instances) as {double}) as n
-    from warehouse.untyped_edges
+    from {schema}.untyped_edges
 )
 
 select
@@ -341,13 +340,13 @@ from base as s
 # pass needs it
 ENTITY_SPACE = """select cast(count(*) as {double}) as n_entities
     from (
-        select arg1_entity_id from warehouse.untyped_edges
+        select arg1_entity_id from {schema}.untyped_edges
         union
-        select arg2_entity_id from warehouse.untyped_edges
+        select arg2_entity_id from {schema}.untyped_edges
     ) as entities"""
 
 INFCAND_JOIN = """
-left join warehouse.inference_candidates as ic
+left join {schema}.inference_candidates as ic
     on ic.premise_typed_rel_id = s.prem_key
     and ic.hypothesis_typed_rel_id = s.hypo_key
     and ic.alignment = case when s.crossed then 'crossed' else 'straight' end
@@ -357,16 +356,18 @@ left join warehouse.inference_candidates as ic
 @dataclass(frozen=True)
 class Variant:
     name: str  # typed | untyped
-    edge_table: str
+    edge_table: str  # in the marts schema of the build read
     key_column: str
 
-    def resolve_sql(self, engine: str) -> str:
-        return RESOLVE_UNTYPED if self.name == "untyped" else resolve_typed(engine)
+    def resolve_sql(self, engine: str, schema: str = "warehouse") -> str:
+        if self.name == "untyped":
+            return RESOLVE_UNTYPED.format(schema=schema)
+        return resolve_typed(engine, schema)
 
 
 VARIANTS = {
-    "untyped": Variant("untyped", "warehouse.untyped_edges", "rel_id"),
-    "typed": Variant("typed", "warehouse.teg_edges", "typed_rel_id"),
+    "untyped": Variant("untyped", "untyped_edges", "rel_id"),
+    "typed": Variant("typed", "teg_edges", "typed_rel_id"),
 }
 SCORE_QUERY_COLUMNS = [
     "row_no",
@@ -387,10 +388,10 @@ SCORE_QUERY_COLUMNS = [
 
 
 def compute_scores(
-    items: pd.DataFrame, warehouse: str | Marts, variant: str, *, use_infcands: bool = True
+    items: pd.DataFrame, warehouse: Target | Marts, variant: str, *, use_infcands: bool = True
 ) -> pd.DataFrame:
     """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation), read from
-    `warehouse`: a Postgres URL or open marts of either engine (warehouse.marts).
+    `warehouse`: a Target's marts or open marts of either engine (warehouse.marts).
 
     The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
     use_infcands=False computes Sherlock+ESR here even for pairs that are InfCands (tests compare both).
@@ -400,23 +401,26 @@ def compute_scores(
     with marts_of(warehouse) as marts:
         typed_marts = ("typed_relations", "teg_edges") if variant == "typed" else ()
         needed = ("relations", "untyped_edges", *typed_marts)
+        schema = marts.schema
         for table in needed:
-            if not marts.has_table("warehouse", table):
-                raise ResourceMissing(f"mart warehouse.{table} is missing: run `make dbt-run` first")
+            if not marts.has_table(schema, table):
+                raise ResourceMissing(f"mart {schema}.{table} is missing: run `make dbt-run` first")
         if load_items(marts, items) == 0:
             return result
         double = marts.type("double")
-        marts.temp_table_as("bl_resolved", spec.resolve_sql(marts.engine))
-        edges = EDGES.format(key_column=spec.key_column, edge_table=spec.edge_table, double=double)
+        marts.temp_table_as("bl_resolved", spec.resolve_sql(marts.engine, schema))
+        edges = EDGES.format(
+            key_column=spec.key_column, edge_table=f"{schema}.{spec.edge_table}", double=double, schema=schema
+        )
         marts.temp_table_as("bl_edges", edges, index=("key",))
-        has_ic = variant == "typed" and use_infcands and marts.has_table("warehouse", "inference_candidates")
+        has_ic = variant == "typed" and use_infcands and marts.has_table(schema, "inference_candidates")
         null = f"cast(null as {double})"
         entity_space = f"select {null} as n_entities"  # Relv's |E| only for the typed pass
         if variant == "typed":
-            entity_space = ENTITY_SPACE.format(double=double)
+            entity_space = ENTITY_SPACE.format(double=double, schema=schema)
         sql = SCORES.format(
             infcand_score="ic.score" if has_ic else null,
-            infcand_join=INFCAND_JOIN if has_ic else "",
+            infcand_join=INFCAND_JOIN.format(schema=schema) if has_ic else "",
             entity_space=entity_space,
             double=double,
         )
@@ -471,7 +475,7 @@ def items_key(items: pd.DataFrame) -> str:
 
 def cached_scores(items: pd.DataFrame, ctx: Context, variant: str) -> pd.DataFrame:
     """compute_scores, memoised in ctx.cache so the ten registered baselines share two queries."""
-    key = ("distributional", variant, ctx.database_url, items_key(items))
+    key = ("distributional", variant, ctx.target, items_key(items))
     if key not in ctx.cache:
         ctx.cache[key] = compute_scores(items, ctx.warehouse, variant)
     return ctx.cache[key]
@@ -518,7 +522,7 @@ _register(
 )
 
 
-def resolve_keys(items: pd.DataFrame, warehouse: str | Marts, variant: str) -> pd.DataFrame:
+def resolve_keys(items: pd.DataFrame, warehouse: Target | Marts, variant: str) -> pd.DataFrame:
     """Warehouse keys of each item's premise/hypothesis (rel_id untyped, typed_rel_id typed), indexed like
     `items`; NaN where the item has no such relation. Shared with the relation-embedding baselines."""
     spec = VARIANTS[variant]
@@ -526,7 +530,7 @@ def resolve_keys(items: pd.DataFrame, warehouse: str | Marts, variant: str) -> p
     with marts_of(warehouse) as marts:
         if load_items(marts, items) == 0:
             return result
-        rows = marts.rows(spec.resolve_sql(marts.engine))
+        rows = marts.rows(spec.resolve_sql(marts.engine, marts.schema))
         marts.drop_temp_tables("bl_items")
     for row_no, prem_key, hypo_key, crossed in rows:
         label = items.index[row_no]

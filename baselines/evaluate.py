@@ -1,5 +1,6 @@
 """Running baselines on benchmark items: the paper's "on top of Lemma" combination, dev-tuned thresholds
-and the result rows of out/baselines.csv / results.baseline_scores.
+and the result rows of out/baselines.csv / results.baseline_scores, which name the build whose marts they
+read (BUILD_COLUMNS: results of two builds never share one report).
 
 Evaluation plans (which split tunes the threshold, which is evaluated):
 - SherLIiC:   split `dev`     = full dev, threshold tuned on full dev (the paper's dev row);
@@ -20,9 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from baselines import metrics
-from baselines.registry import Baseline, Context, get
+from baselines.registry import Baseline, Context, ResourceMissing, get
+from warehouse.builds import BuildMismatch, BuildRef, build_ref
+from warehouse.target import Target
 
 RESULT_COLUMNS = [
     "method",
@@ -38,6 +42,9 @@ RESULT_COLUMNS = [
     "n_items",
     "n_covered",
 ]
+# which build the scores read (warehouse.builds.BuildRef): first in out/baselines.csv and the results table
+BUILD_COLUMNS = ["build", "build_id"]
+CSV_COLUMNS = [*BUILD_COLUMNS, *RESULT_COLUMNS]
 
 
 @dataclass
@@ -132,7 +139,7 @@ def evaluate_baseline(
 ) -> Evaluation:
     """Score every dataset of `items` with one baseline and evaluate it by the plans above.
 
-    Raises baselines.rules.ResourceMissing when the baseline's resource is absent.
+    Raises baselines.registry.ResourceMissing when the baseline's resource is absent.
     """
     bl = get(baseline) if isinstance(baseline, str) else baseline
     use_lemma = bl.on_top_of_lemma if on_top_of_lemma is None else on_top_of_lemma
@@ -173,10 +180,6 @@ def evaluate_many(
 ) -> Evaluation:
     """Evaluate several baselines; those whose resources are missing are skipped with the reason, those
     raising another error are recorded in `failed` (the CLI reports them and exits non-zero)."""
-    from tqdm import tqdm
-
-    from baselines.rules import ResourceMissing
-
     out = Evaluation()
     names = list(names)
     bar = tqdm(names, unit="baseline", disable=not show_progress)
@@ -191,22 +194,44 @@ def evaluate_many(
     return out
 
 
-def store_results(frame: pd.DataFrame, url: str) -> int:
-    """Write rows to results.baseline_scores, replacing rows of the same method/dataset/split: one delete
-    and one COPY in one transaction."""
-    from warehouse import server
+def with_build(frame: pd.DataFrame, build: BuildRef) -> pd.DataFrame:
+    """`frame`'s result rows with the build columns first (CSV_COLUMNS)."""
+    framed = frame[RESULT_COLUMNS].copy()
+    framed.insert(0, "build_id", pd.array([build.build_id] * len(framed), dtype="Int64"))
+    framed.insert(0, "build", build.name)
+    return framed
 
-    server.ensure_schema(url)
+
+def builds_of(frame: pd.DataFrame) -> list[BuildRef]:
+    """The builds of result rows (CSV_COLUMNS, e.g. out/baselines.csv read back)."""
+    if "build" not in frame.columns:
+        raise BuildMismatch(
+            "the results have no build column (written before results named their build): rerun every "
+            "method (sherliic-baselines all) or write elsewhere (--out)"
+        )
+    ids = frame["build_id"] if "build_id" in frame.columns else pd.Series([None] * len(frame))
+    pairs = {(str(name), None if pd.isna(i) else int(i)) for name, i in zip(frame["build"], ids, strict=True)}
+    return [BuildRef(name, build_id) for name, build_id in sorted(pairs, key=str)]
+
+
+def store_results(target: Target, frame: pd.DataFrame, build: BuildRef | None = None) -> int:
+    """Write rows to results.baseline_scores (on the Target's Postgres side, either engine), replacing
+    rows of the same build/method/dataset/split: one delete and one COPY in one transaction. `build`:
+    the build the scores read (default: the Target's live build)."""
+    build = build if build is not None else build_ref(target)
+    target = target.on_postgres()
+    target.ensure_schema()
     rows = frame[RESULT_COLUMNS].astype(object).where(frame[RESULT_COLUMNS].notna(), None)
-    with server.connect(url) as conn:
+    with target.connect() as conn:
         conn.execute(
-            "delete from results.baseline_scores where (method, dataset, split) in "
+            "delete from results.baseline_scores where build = %s and (method, dataset, split) in "
             "(select * from unnest(%s::text[], %s::text[], %s::text[]))",
-            (list(frame.method), list(frame.dataset), list(frame.split)),
+            (build.name, list(frame.method), list(frame.dataset), list(frame.split)),
         )
         with conn.cursor().copy(
-            f"copy results.baseline_scores ({', '.join(RESULT_COLUMNS)}) from stdin"
+            f"copy results.baseline_scores ({', '.join(CSV_COLUMNS)}) from stdin"
         ) as copy:
             for row in rows.itertuples(index=False):
-                copy.write_row([v.item() if hasattr(v, "item") else v for v in row])
+                values = [v.item() if hasattr(v, "item") else v for v in row]
+                copy.write_row([build.name, build.build_id, *values])
     return len(frame)

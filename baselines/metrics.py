@@ -111,33 +111,40 @@ def auc_pr_above(labels, scores, min_precision: float = 0.5) -> float:
     r, p = recall[keep], precision[keep]
     if len(r) < 2:
         return 0.0
-    return float(np.trapezoid(p, r))
+    return _in_unit_range(float(np.trapezoid(p, r)), f"AUC(p ≥ {min_precision})")
+
+
+def _in_unit_range(value: float, what: str) -> float:
+    """An area of a curve inside the unit square: float noise is clipped, anything more is a bug."""
+    if not -1e-9 <= value <= 1 + 1e-9:
+        raise ValueError(f"{what} = {value!r} is outside [0, 1]")
+    return min(1.0, max(0.0, value))
 
 
 def auc_normalized(labels, scores, xi: float | None = None) -> float:
-    """Li et al. (2022): ∫ max(p − ξ, 0) dr / (1 − ξ), ξ = positive rate unless given."""
+    """Li et al. (2022): ∫ max(p − ξ, 0) dr / (1 − ξ), ξ = positive rate unless given; in [0, 1].
+
+    Each segment of the anchored curve (precision linear in recall between two points) contributes the
+    part of its trapezoid above ξ: all of it when both ends are at or above ξ, the triangle above ξ when
+    it crosses ξ, nothing below. Recall only grows along the curve and precision is at most 1, so the
+    sum is at most (1 − ξ) · 1 and the ratio at most 1 (a perfect ranking)."""
     y, _ = _arrays(labels, scores)
     if xi is None:
         xi = float(y.mean()) if len(y) else 0.0
-    if xi >= 1.0:
+    if not 0.0 <= xi <= 1.0:
+        raise ValueError(f"xi = {xi!r}: a positive rate lies in [0, 1]")
+    if xi >= 1.0 or not y.any():
         return 0.0
     recall, precision = anchored_pr_curve(labels, scores)
-    total = 0.0
-    for (r0, p0), (r1, p1) in zip(
-        zip(recall[:-1], precision[:-1], strict=True),
-        zip(recall[1:], precision[1:], strict=True),
-        strict=True,
-    ):
-        dr = r1 - r0
-        if dr == 0:
-            continue
-        a, b = p0 - xi, p1 - xi
-        if a >= 0 and b >= 0:
-            total += dr * (a + b) / 2
-        elif a > 0 or b > 0:  # the segment crosses ξ: only the triangle above it counts
-            hi = max(a, b)
-            total += dr * hi * hi / (2 * (hi - min(a, b)))
-    return total / (1 - xi)
+    dr = np.diff(recall)
+    if (dr < 0).any():
+        raise ValueError("recall decreases along the precision-recall curve")
+    a, b = precision[:-1] - xi, precision[1:] - xi
+    hi, lo = np.maximum(a, b), np.minimum(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        crossing = np.where(hi > 0, hi * hi / (2 * (hi - lo)), 0.0)  # triangle above ξ
+    area = np.where(lo >= 0, (a + b) / 2, np.where(hi > 0, crossing, 0.0))
+    return _in_unit_range(float((dr * area).sum()) / (1 - xi), "normalized AUC")
 
 
 def roc_auc(labels, scores) -> float:
@@ -153,3 +160,18 @@ def coverage(scores) -> tuple[int, int]:
     item is scored by the fallback of baselines.evaluate (its split's minimum, or Lemma's answer)."""
     s = np.asarray(scores, dtype=float)
     return len(s), int((~np.isnan(s)).sum())
+
+
+def cross_fitted_predictions(labels, scores, folds) -> np.ndarray:
+    """Yes/no of each item with a threshold tuned out of fold: the items of fold f are judged by the
+    F1-optimal threshold of the items of the other folds (items with fold < 0 are left out: False). The
+    thresholds of out-of-fold scores are then out of sample too (baselines.lm.selection)."""
+    y, s = _arrays(labels, scores)
+    f = np.asarray(folds, dtype=int)
+    pred = np.zeros(len(y), dtype=bool)
+    for fold in sorted(set(f[f >= 0].tolist())):
+        here, others = f == fold, (f >= 0) & (f != fold)
+        if not others.any():
+            continue
+        pred[here] = s[here] >= best_f1_threshold(y[others], s[others])
+    return pred

@@ -10,7 +10,9 @@ arguments line up as A(x,y) ⇒ B(x,y). The item is scored exactly as on dev: on
 baseline runs so (baselines.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the
 combined score reaches the dev-tuned threshold (0.5 for non-tunable 0/1 baselines).
 
-Result: results.infcand_noisy_labels (replaced as a whole in one transaction).
+Result: results.infcand_noisy_labels (the build's rows replaced as a whole in one transaction). The InfCands
+come from the marts of the command's build (either engine); the dev ranking (the same build's rows) and the
+result live on its Postgres side.
 """
 
 from __future__ import annotations
@@ -21,9 +23,16 @@ import click
 import numpy as np
 import pandas as pd
 
-from baselines.registry import REGISTRY, Context
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
-from warehouse.server import connect, ensure_schema
+from baselines.catalog import load_all
+from baselines.context import command_context
+from baselines.evaluate import fill_uncovered, run_on_top_of_lemma
+from baselines.registry import REGISTRY, Context, ResourceMissing
+from deppath.paths import is_reversed, reverse_path
+from warehouse.builds import BuildRef
+from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.marts import Marts, marts_of
+from warehouse.settings import shared_data_dir
+from warehouse.target import ENGINES, Target
 
 # The probe and the combination need benchmark text, labels or lm_split (not computable for an InfCand);
 # Always yes would label every InfCand yes, which says nothing.
@@ -33,20 +42,18 @@ INFCAND_QUERY = """
 select
     premise_typed_rel_id, hypothesis_typed_rel_id, alignment,
     premise_path, hypothesis_path, premise_type_a, premise_type_b, hypothesis_type_a, hypothesis_type_b
-from warehouse.inference_candidates
+from {schema}.inference_candidates
 order by hypothesis_typed_rel_id, rank_for_hypothesis, premise_typed_rel_id
 """
 
 
-def infcand_items(url: str) -> pd.DataFrame:
-    """InfCands as benchmark items (registry columns) in SherLIiC orientation."""
-    from deppath.paths import is_reversed, reverse_path
-
-    with connect(url) as conn:
-        exists = conn.execute("select to_regclass('warehouse.inference_candidates')").fetchone()[0]
-        if exists is None:
-            raise RuntimeError("warehouse.inference_candidates is missing: run `make dbt-run` first")
-        rows = conn.execute(INFCAND_QUERY).fetchall()
+def infcand_items(warehouse: Target | Marts) -> pd.DataFrame:
+    """InfCands as benchmark items (registry columns) in SherLIiC orientation, from the marts of
+    `warehouse` (a Target's, or open marts of either engine)."""
+    with marts_of(warehouse) as marts:
+        if not marts.has_table(marts.schema, "inference_candidates"):
+            raise RuntimeError(f"{marts.schema}.inference_candidates is missing: run `make dbt-run` first")
+        rows = marts.rows(INFCAND_QUERY.format(schema=marts.schema))
     records = []
     for prem_id, hypo_id, alignment, prem, hypo, pa, pb, ha, hb in rows:
         if alignment == "crossed":
@@ -78,23 +85,24 @@ def infcand_items(url: str) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
-def dev_ranking(url: str) -> pd.DataFrame:
-    """SherLIiC dev rows of results.baseline_scores, best F1 first."""
-    with connect(url) as conn:
+def dev_ranking(target: Target, build: BuildRef | None = None) -> pd.DataFrame:
+    """SherLIiC dev rows of results.baseline_scores of `build` (default: the Target's; on the Target's
+    Postgres side), best F1 first."""
+    name = build.name if build is not None else target.build_name
+    with target.on_postgres().connect() as conn:
         exists = conn.execute("select to_regclass('results.baseline_scores')").fetchone()[0]
         if exists is None:
             raise RuntimeError("results.baseline_scores is missing: run `make baselines` first")
         rows = conn.execute(
             "select method, threshold, f1 from results.baseline_scores"
-            " where dataset = 'sherliic' and split = 'dev' order by f1 desc, method"
+            " where build = %s and dataset = 'sherliic' and split = 'dev' order by f1 desc, method",
+            (name,),
         ).fetchall()
     return pd.DataFrame(rows, columns=["method", "threshold", "f1"])
 
 
 def label_items(items: pd.DataFrame, ctx: Context, method: str, threshold: float | None) -> pd.DataFrame:
     """Score `items` with `method` as on dev and apply the dev threshold: columns raw_score, score, label."""
-    from baselines.evaluate import fill_uncovered, run_on_top_of_lemma
-
     baseline = REGISTRY[method]
     raw = baseline.score(items, ctx).reindex(items.index).astype(float)
     if baseline.on_top_of_lemma:
@@ -110,9 +118,6 @@ def choose_best(
     ranking: pd.DataFrame, items: pd.DataFrame, ctx: Context
 ) -> tuple[str, float | None, pd.DataFrame]:
     """The best-by-dev-F1 baseline that can score the InfCands, with its labels."""
-    from baselines.catalog import load_all
-    from baselines.rules import ResourceMissing
-
     load_all()
     reasons = []
     for method, threshold, _f1 in ranking.itertuples(index=False):
@@ -129,21 +134,33 @@ def choose_best(
 
 
 def write_table(
-    url: str, items: pd.DataFrame, labelled: pd.DataFrame, method: str, threshold: float | None, dev_f1: float
+    target: Target,
+    items: pd.DataFrame,
+    labelled: pd.DataFrame,
+    method: str,
+    threshold: float | None,
+    dev_f1: float,
+    build: BuildRef | None = None,
 ) -> int:
-    """Replace results.infcand_noisy_labels with these labels (one transaction)."""
-    ensure_schema(url)
-    with connect(url) as conn:
-        conn.execute("delete from results.infcand_noisy_labels")
+    """Replace the rows of `build` (default: the Target's) in results.infcand_noisy_labels (the Target's
+    Postgres side) with these labels (one transaction)."""
+    build = build if build is not None else BuildRef(target.build_name)
+    target = target.on_postgres()
+    target.ensure_schema()
+    with target.connect() as conn:
+        conn.execute("delete from results.infcand_noisy_labels where build = %s", (build.name,))
         with conn.cursor().copy(
-            "copy results.infcand_noisy_labels (premise_typed_rel_id, hypothesis_typed_rel_id, alignment,"
-            " method, dev_f1, threshold, raw_score, score, noisy_label) from stdin"
+            "copy results.infcand_noisy_labels (build, build_id, premise_typed_rel_id,"
+            " hypothesis_typed_rel_id, alignment, method, dev_f1, threshold, raw_score, score, noisy_label)"
+            " from stdin"
         ) as copy:
             thr = None if threshold is None or math.isnan(float(threshold)) else float(threshold)
             for (_, item), (_, lab) in zip(items.iterrows(), labelled.iterrows(), strict=True):
                 raw = None if np.isnan(lab["raw_score"]) else float(lab["raw_score"])
                 copy.write_row(
                     (
+                        build.name,
+                        build.build_id,
                         int(item["premise_typed_rel_id"]),
                         int(item["hypothesis_typed_rel_id"]),
                         item["alignment"],
@@ -158,10 +175,10 @@ def write_table(
     return len(items)
 
 
-def build(url: str, ctx: Context, method: str | None = None) -> tuple[str, int, int]:
-    """Label every InfCand; returns (method, n_infcands, n_positive)."""
-    items = infcand_items(url)
-    ranking = dev_ranking(url)
+def build(ctx: Context, method: str | None = None) -> tuple[str, int, int]:
+    """Label every InfCand of the Context's warehouse; returns (method, n_infcands, n_positive)."""
+    items = infcand_items(ctx.warehouse)
+    ranking = dev_ranking(ctx.target, ctx.build_ref)
     if method is not None:
         ranking = ranking[ranking["method"] == method]
         if ranking.empty:
@@ -175,25 +192,22 @@ def build(url: str, ctx: Context, method: str | None = None) -> tuple[str, int, 
     else:
         chosen, threshold, labelled = choose_best(ranking, items, ctx)
     dev_f1 = float(ranking.set_index("method").loc[chosen, "f1"])
-    n = write_table(url, items, labelled, chosen, threshold, dev_f1)
+    n = write_table(ctx.target, items, labelled, chosen, threshold, dev_f1, ctx.build_ref)
     return chosen, n, int(labelled["label"].sum()) if n else 0
 
 
 @click.command(context_settings=CONTEXT)
 @version_option
 @click.option("--method", help="Use this baseline instead of the best by SherLIiC dev F1.")
-@database_url_option
-def cli(method: str | None, database_url: str | None) -> None:
+@target_options(engines=ENGINES, build=True)
+def cli(target: Target, method: str | None) -> None:
     """Noisy labels for every InfCand from the best dev baseline (`make noisy-labels`).
 
     Writes results.infcand_noisy_labels; needs `make baselines` first (results.baseline_scores)."""
-    from warehouse.server import database_url as project_database_url
-    from warehouse.settings import shared_data_dir
-
-    url = database_url or project_database_url()
-    ctx = Context(database_url=url, shared_data=str(shared_data_dir()))
-    method, n, n_pos = build(url, ctx, method)
-    print(f"results.infcand_noisy_labels: {n} InfCands labelled by {method!r}, {n_pos} yes")
+    with command_context(target, shared_data=shared_data_dir()) as ctx:
+        method, n, n_pos = build(ctx, method)
+        label = ctx.build_ref.label
+    print(f"results.infcand_noisy_labels: {n} InfCands of build {label} labelled by {method!r}, {n_pos} yes")
 
 
 def main(argv: list[str] | None = None) -> int:

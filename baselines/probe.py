@@ -35,11 +35,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 
+from baselines.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, read_sherliic_tsv
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
 from warehouse.command_line import CONTEXT, run, version_option
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
 
 if __name__ == "__main__":
     # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
@@ -135,16 +136,12 @@ def _extra(items: pd.DataFrame, key: str) -> pd.Series:
 
 def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """SherLIiC-dev split by lm_split (Schmitt & Schütze 2021): (train, dev)."""
-    from baselines.datasets import items_frame, read_sherliic_tsv
-
     items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
     lm_split = _extra(items, "lm_split")
     return items[lm_split == "train"].reset_index(drop=True), items[lm_split == "dev"].reset_index(drop=True)
 
 
 def levy_holt_file(shared: Path, folder: str, split: str) -> pd.DataFrame:
-    from baselines.datasets import items_frame, read_levy_holt
-
     return items_frame(read_levy_holt(shared / "levy_holt" / "teddy_li" / folder / f"{split}.txt"))
 
 
@@ -208,15 +205,13 @@ def artefact_strength(shared: Path | None = None) -> pd.DataFrame:
 
 
 def _subset_name(folder: str) -> str:
-    from baselines.datasets import LEVY_HOLT_SUBSETS
-
     pos, _, neg = folder.partition("_")
     return f"{LEVY_HOLT_SUBSETS.get(pos, pos)} vs {LEVY_HOLT_SUBSETS.get(neg, neg)}"
 
 
 def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path, Path]:
     """out/probe/probe.csv and probe.md."""
-    out_dir = out_dir or OUT_DIR / "probe"
+    out_dir = out_dir or out_folder() / "probe"
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out_dir / "probe.csv", out_dir / "probe.md"
     table.to_csv(csv_path, index=False)

@@ -19,31 +19,61 @@ a baseline with Lemma as the paper does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from warehouse.builds import BuildRef
 from warehouse.marts import Marts
+from warehouse.target import Target
+
+if TYPE_CHECKING:  # the LM settings are a value the `lm:` baselines read; nothing here imports them
+    from baselines.lm.plan import LmSettings
+
+
+class ResourceMissing(RuntimeError):
+    """A baseline's resource (a file, a package, a built warehouse, a cached LM run) is not available;
+    the harness skips the baseline with this message."""
 
 
 @dataclass
 class Context:
-    """What baselines may read: the warehouse and the shared data folder; a cache for models.
+    """What baselines may read: the warehouse, the shared data folder and the resource files, the LM
+    settings; a cache for models. A command makes it once at its edge (baselines.context).
 
-    `database_url` is the Postgres database (benchmark items, results, and the marts on Postgres);
-    `marts`, when set, are the open marts of another engine (SHERLIIC_ENGINE=spark) that the baselines
-    read instead (one Spark session for the whole run)."""
+    `target` is the command's warehouse (None: baselines that read no database); benchmark items and
+    results live on its Postgres side. `marts`, when set, are open marts the baselines read instead of
+    opening the Target's for each query (on Spark: one session for the whole run). `resource_files`: rule
+    files named by environment variables (baselines.rules.RESOURCE_VARIABLES -> path), read at the edge.
+    `lm`: the plan and settings of the `lm:` methods (None: the defaults, baselines.lm.plan). `build`: the
+    build whose marts are read, as results name it (None: the Target's build, without a record)."""
 
-    database_url: str
+    target: Target | None = None
     shared_data: str | None = None
     cache: dict = field(default_factory=dict)
     marts: Marts | None = None
+    resource_files: Mapping[str, Path] = field(default_factory=dict)
+    lm: LmSettings | None = None
+    build: BuildRef | None = None
 
     @property
-    def warehouse(self) -> str | Marts:
+    def build_ref(self) -> BuildRef:
+        """The build the results of this Context name."""
+        if self.build is not None:
+            return self.build
+        return BuildRef() if self.target is None else BuildRef(self.target.build_name)
+
+    @property
+    def warehouse(self) -> Target | Marts:
         """Where the marts are read: what warehouse.marts.marts_of takes."""
-        return self.marts if self.marts is not None else self.database_url
+        if self.marts is not None:
+            return self.marts
+        if self.target is None:
+            raise ResourceMissing("no warehouse: this baseline reads the marts, and no target was given")
+        return self.target
 
 
 ScoreFunction = Callable[[pd.DataFrame, Context], pd.Series]

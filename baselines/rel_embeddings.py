@@ -5,8 +5,8 @@ times, `arg0:<e1> <relation> arg1:<e2>`, and a gensim word2vec skip-gram (dim 30
 defaults, so relations seen fewer than min_count=5 times get no vector). The score is the cosine of the
 premise's and the hypothesis' relation vectors (orientation-free, as in the original).
 
-Relation tokens: `rel:<rel_id>` (untyped, from warehouse.untyped_edges) and `trel:<typed_rel_id>` (typed,
-from warehouse.teg_edges); items are mapped to them by baselines.distributional.resolve_keys.
+Relation tokens: `rel:<rel_id>` (untyped, from the build's untyped_edges) and `trel:<typed_rel_id>` (typed,
+from its teg_edges); items are mapped to them by baselines.distributional.resolve_keys.
 
 Models are cached under out/rel_emb/ keyed by an md5 of the edge mart's content and the training
 parameters, so a rebuilt TEG retrains and an unchanged one does not.
@@ -34,28 +34,32 @@ import numpy as np
 import pandas as pd
 
 from baselines.distributional import items_key, resolve_keys
-from baselines.registry import Context, register
-from baselines.rules import ResourceMissing
+from baselines.metrics import best_f1_threshold, precision_recall_f1
+from baselines.probe import sherliic_splits
+from baselines.registry import Context, ResourceMissing, register
+from baselines.word_vectors import word2vec_score
+from warehouse.errors import InputError
 from warehouse.marts import Marts, marts_of
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import Target
 
 log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = {"untyped": "rel:", "typed": "trel:"}
-EDGE_TABLES = {
-    "untyped": ("warehouse.untyped_edges", "rel_id"),
-    "typed": ("warehouse.teg_edges", "typed_rel_id"),
+EDGE_TABLES = {  # the edge mart and its relation key, in the marts schema of the build read
+    "untyped": ("untyped_edges", "rel_id"),
+    "typed": ("teg_edges", "typed_rel_id"),
 }
 
 
-def edge_query(variant: str, text: str) -> str:
+def edge_query(variant: str, text: str, schema: str = "warehouse") -> str:
     """The corpus' edges (relation token, entity ids as text, count), in one order on both engines (text
     compared byte-wise: the embedded Postgres' C collation, Spark's binary strings); `text` is the
-    engine's text type (Marts.type)."""
+    engine's text type (Marts.type), `schema` the build's marts schema (Marts.schema)."""
     table, key = EDGE_TABLES[variant]
     return (
         f"select concat('{TOKEN_PREFIX[variant]}', cast({key} as {text})), cast(arg1_entity_id as {text}),"
-        f" cast(arg2_entity_id as {text}), n_instances from {table} order by 1, 2, 3"
+        f" cast(arg2_entity_id as {text}), n_instances from {schema}.{table} order by 1, 2, 3"
     )
 
 
@@ -82,14 +86,15 @@ def corpus_lines(rows) -> Iterator[list[str]]:
             yield line
 
 
-def marts_fingerprint(warehouse: str | Marts, variant: str) -> str:
+def marts_fingerprint(warehouse: Target | Marts, variant: str) -> str:
     """md5 of the edge mart's content (order-independent of storage), the model cache key."""
     table = EDGE_TABLES[variant][0]
     with marts_of(warehouse) as marts:
-        if not marts.has_table(*table.split(".")):
-            raise ResourceMissing(f"mart {table} is missing: run `make dbt-run` first")
+        if not marts.has_table(marts.schema, table):
+            raise ResourceMissing(f"mart {marts.schema}.{table} is missing: run `make dbt-run` first")
         digest, separator = hashlib.md5(), b""
-        for row in marts.stream(edge_query(variant, marts.type("text"))):  # the edges joined as r,a,b,n;…
+        # the edges joined as r,a,b,n;…
+        for row in marts.stream(edge_query(variant, marts.type("text"), marts.schema)):
             digest.update(separator + ",".join(map(str, row)).encode())
             separator = b";"
     return digest.hexdigest()
@@ -108,13 +113,13 @@ class _Corpus:
 
 
 def train_embeddings(
-    warehouse: str | Marts, variant: str, params: TrainParams | None = None, cache_dir: Path | None = None
+    warehouse: Target | Marts, variant: str, params: TrainParams | None = None, cache_dir: Path | None = None
 ):
     """The KeyedVectors of `variant` ('typed' | 'untyped'), trained or loaded from the cache."""
     from gensim.models import KeyedVectors, Word2Vec
 
     params = params or TrainParams()
-    cache_dir = cache_dir or OUT_DIR / "rel_emb"
+    cache_dir = cache_dir or out_folder() / "rel_emb"
     cache_dir.mkdir(parents=True, exist_ok=True)
     fingerprint = marts_fingerprint(warehouse, variant)
     model_path = cache_dir / f"{variant}-{fingerprint}-{params.key()}.kv"
@@ -123,7 +128,7 @@ def train_embeddings(
     corpus_path = cache_dir / f"{variant}-{fingerprint}.corpus.txt"
     with marts_of(warehouse) as marts, corpus_path.open("w", encoding="utf-8") as out:
         n_lines = 0
-        for line in corpus_lines(marts.stream(edge_query(variant, marts.type("text")))):
+        for line in corpus_lines(marts.stream(edge_query(variant, marts.type("text"), marts.schema))):
             out.write(" ".join(line) + "\n")
             n_lines += 1
     if n_lines == 0:
@@ -150,10 +155,10 @@ def relation_cosines(
     cache_dir: Path | None = None,
 ) -> pd.Series:
     """Cosine of the premise's and hypothesis' relation vectors; NaN when either has none."""
-    key = ("rel_emb", variant, ctx.database_url, params, items_key(items))
+    key = ("rel_emb", variant, ctx.target, params, items_key(items))
     if key in ctx.cache:
         return ctx.cache[key]
-    model_key = ("rel_emb_model", variant, ctx.database_url, params)
+    model_key = ("rel_emb_model", variant, ctx.target, params)
     if model_key not in ctx.cache:
         ctx.cache[model_key] = train_embeddings(ctx.warehouse, variant, params, cache_dir)
     wv = ctx.cache[model_key]
@@ -184,8 +189,6 @@ def untyped_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
 
 def word_vector_scores(items: pd.DataFrame, ctx: Context) -> pd.Series:
     """The word2vec baseline's scores (baselines.word_vectors, GloVe substitute)."""
-    from baselines.word_vectors import word2vec_score
-
     key = ("w2v_scores", items_key(items))
     if key not in ctx.cache:
         ctx.cache[key] = word2vec_score(items, ctx)
@@ -220,8 +223,6 @@ def signature(item: pd.Series) -> str | None:
 
 def read_preference_file(path: str | Path) -> dict[str, bool]:
     """`typeA/typeB<TAB>1|0` (1 = typed embeddings are better) -> {signature: use_typed}."""
-    from warehouse.errors import InputError
-
     preference: dict[str, bool] = {}
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -238,7 +239,6 @@ def learn_preference(
     items: pd.DataFrame, typed_scores: pd.Series, untyped_scores: pd.Series
 ) -> dict[str, bool]:
     """Per signature: True iff typed scores reach a strictly higher best F1 than untyped on these items."""
-    from baselines.metrics import best_f1_threshold, precision_recall_f1
 
     def best_f1(labels: np.ndarray, scores: np.ndarray) -> float:
         threshold = best_f1_threshold(labels, scores)
@@ -284,8 +284,6 @@ def tsg_scores(items: pd.DataFrame, ctx: Context, preference: dict[str, bool]) -
     description="w2v + typed or untyped rel emb per type signature (original preference file)",
 )
 def w2v_tsg_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    from warehouse.settings import shared_data_dir
-
     path = Path(ctx.shared_data or shared_data_dir()) / "sherliic" / "tsg_typed_vs_untyped.txt"
     if not path.exists():
         raise ResourceMissing(f"{path} is missing: w2v+tsg_rel_emb needs the shared preference file")
@@ -294,9 +292,6 @@ def w2v_tsg_rel_emb(items: pd.DataFrame, ctx: Context) -> pd.Series:
 
 def sherliic_dev_training_items(ctx: Context) -> pd.DataFrame:
     """SherLIiC-dev items of lm_split train (the split the paper's tuning may see)."""
-    from baselines.probe import sherliic_splits
-    from warehouse.settings import shared_data_dir
-
     path = Path(ctx.shared_data or shared_data_dir())
     if not (path / "sherliic" / "dev.tsv").exists():
         raise ResourceMissing(f"{path}/sherliic/dev.tsv is missing (the learned preference needs it)")
@@ -309,7 +304,7 @@ def sherliic_dev_training_items(ctx: Context) -> pd.DataFrame:
     description="w2v + typed or untyped rel emb per type signature (preference learned on our dev)",
 )
 def w2v_tsg_rel_emb_learned(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    key = ("tsg_preference_learned", ctx.database_url)
+    key = ("tsg_preference_learned", ctx.target)
     if key not in ctx.cache:
         train = sherliic_dev_training_items(ctx)
         w2v = word_vector_scores(train, ctx)

@@ -1,6 +1,7 @@
-"""Writing results: out/baselines.csv (exact columns), out/baselines.md (laid out like the paper's
-Table 3, with the published numbers alongside, coverage on every row and the data the scores came from)
-and PR-curve PNGs under out/plots/<family>/.
+"""Writing results: out/baselines.csv (exact columns, the build first), out/baselines.md (laid out like the
+paper's Table 3, with the published numbers alongside, coverage on every row and the data the scores came
+from, the build first) and PR-curve PNGs under out/plots/<family>/. A report shows the results of one
+build: rows of two builds are refused (warehouse.builds.BuildMismatch).
 
 A row whose method covers less than MIN_COVERAGE of the evaluated items shows "—  (covers k/N)" instead
 of its metrics, and its curve is left out of the plots: most of its items carry the fallback score
@@ -19,8 +20,11 @@ import numpy as np
 import pandas as pd
 
 from baselines import metrics
-from baselines.evaluate import RESULT_COLUMNS, Evaluation
-from warehouse.marts import Marts
+from baselines.catalog import family
+from baselines.evaluate import CSV_COLUMNS, Evaluation, builds_of, with_build
+from warehouse.builds import BuildMismatch, BuildRef
+from warehouse.marts import Marts, marts_of
+from warehouse.target import Target
 
 # Paper Table 3 (docs/design.md §9): SherLIiC test P / R / F1 in %.
 PUBLISHED_TEST = {
@@ -60,10 +64,27 @@ NOTES = {
 MIN_COVERAGE = 0.5
 
 
-def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+def write_csv(frame: pd.DataFrame, path: Path, build: BuildRef | None = None) -> Path:
+    """out/baselines.csv: CSV_COLUMNS. `frame` without build columns gets those of `build` (default: the
+    default build, no record); with them, they must name one build."""
+    if "build" not in frame.columns:
+        frame = with_build(frame, build if build is not None else BuildRef())
+    one_build(frame)
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame[RESULT_COLUMNS].to_csv(path, index=False, float_format="%.6g")
+    frame[CSV_COLUMNS].to_csv(path, index=False, float_format="%.6g")
     return path
+
+
+def one_build(frame: pd.DataFrame) -> BuildRef | None:
+    """The one build of result rows (None: rows without build columns); BuildMismatch for two."""
+    if "build" not in frame.columns or frame.empty:
+        return None
+    found = builds_of(frame)
+    if len(found) > 1:
+        raise BuildMismatch(
+            f"results of builds {', '.join(b.label for b in found)} in one report: one report shows one build"
+        )
+    return found[0]
 
 
 def covered_enough(n_covered: int, n_items: int) -> bool:
@@ -159,9 +180,13 @@ def markdown(
     sources: list[str] | None = None,
 ) -> str:
     """Table 3 layout for SherLIiC plus one metrics table per other dataset/split. `sources`: the lines of
-    report.data_sources (the graph and the benchmark files the scores came from)."""
+    report.data_sources (the graph and the benchmark files the scores came from). Rows with build columns
+    must name one build, which the report names first."""
+    build = one_build(frame)
     methods = [m for m in order if m in set(frame.method)] + sorted(set(frame.method) - set(order))
     lines = ["# Baselines", ""]
+    if build is not None:
+        lines += [f"Build: {build.label} (`sherliic-dbt builds` shows its provenance).", ""]
     if sources:
         lines += ["## Data", "", *sources, ""]
     lines += [
@@ -189,7 +214,7 @@ def markdown(
             "## Coverage of the benchmark items",
             "",
             "Items whose premise and hypothesis map to dependency paths, and whose two canonical paths "
-            "are relations of warehouse.relations (empty: warehouse not built).",
+            "are relations of the build's relations mart (empty: not built).",
             "",
             _table(cov.to_dict("records"), right={"items", "with paths", "in warehouse"}),
         ]
@@ -212,34 +237,32 @@ def markdown(
 # --- where the scores came from ------------------------------------------------------------------------
 
 
-def graph_source(warehouse: str | Marts | None = None) -> str:
+def graph_source(warehouse: Target | Marts) -> str:
     """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart of
-    `warehouse` (a database URL, open marts of another engine, or None: SHERLIIC_ENGINE's)."""
-    from warehouse.marts import marts_of
-
+    `warehouse` (a Target's marts, or open marts of either engine)."""
     backed = "The warehouse-backed scores (graph family, relation embeddings)"
     with marts_of(warehouse) as marts:
-        if not marts.has_table("warehouse", "relations"):
+        schema = marts.schema
+        if not marts.has_table(schema, "relations"):
             return (
-                f"{backed} have no graph: no TEG is built in this database (they are skipped or uncovered)."
+                f"{backed} have no graph: no TEG is built in schema {schema} (they are skipped or uncovered)."
             )
-        n_relations = marts.one("select count(*) from warehouse.relations")[0]
-        if not marts.has_table("warehouse", "teg_corpora"):
+        n_relations = marts.one(f"select count(*) from {schema}.relations")[0]
+        if not marts.has_table(schema, "teg_corpora"):
             return (
-                f"{backed} come from the TEG in schema warehouse ({n_relations:,} relations); its corpora "
+                f"{backed} come from the TEG in schema {schema} ({n_relations:,} relations); its corpora "
                 "are not recorded (built before the teg_corpora mart existed: rebuild with `make dbt-run`)."
             )
-        names = [r[0] for r in marts.rows("select corpus_name from warehouse.teg_corpora order by 1")]
+        names = [r[0] for r in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
     built_from = ", ".join(names) if names else "no corpus"
-    graph = f"the TEG in schema warehouse ({n_relations:,} relations)"
+    graph = f"the TEG in schema {schema} ({n_relations:,} relations)"
     return f"{backed} come from {graph}, built from: {built_from}."
 
 
-def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFrame:
+def benchmark_sources(target: Target, datasets: list[str]) -> pd.DataFrame:
     """The loaded benchmark files behind the evaluated items (the latest batch of every item, as
-    baselines.datasets.load_items reads them): columns file, dataset, split, items."""
-    from warehouse import server
-
+    baselines.datasets.load_items reads them, on the Target's Postgres side): columns file, dataset,
+    split, items."""
     query = """
         select source_file, dataset, split, count(*) from (
             select distinct on (i.dataset, i.split, i.item_id) i.dataset, i.split, b.source_file
@@ -251,20 +274,20 @@ def benchmark_sources(datasets: list[str], url: str | None = None) -> pd.DataFra
         group by source_file, dataset, split
         order by dataset, split, source_file
     """
-    with server.connect(url) as conn:
+    with target.on_postgres().connect() as conn:
         rows = conn.execute(query, (list(datasets),)).fetchall()
     return pd.DataFrame(rows, columns=["file", "dataset", "split", "items"])
 
 
 def data_sources(
+    target: Target,
     datasets: list[str],
-    url: str | None = None,
     shared: Path | None = None,
-    warehouse: str | Marts | None = None,
+    warehouse: Target | Marts | None = None,
 ) -> list[str]:
-    """The report's "Data" section: the graph line (the marts of `warehouse`, default those at `url`) and
-    the benchmark files (Postgres at `url`; paths relative to `shared`)."""
-    files = benchmark_sources(datasets, url)
+    """The report's "Data" section: the graph line (the marts of `warehouse`, default the Target's) and
+    the benchmark files (the Target's Postgres side; paths relative to `shared`)."""
+    files = benchmark_sources(target, datasets)
 
     def shown(path: str) -> str:
         if shared is not None and Path(path).is_relative_to(shared):
@@ -273,7 +296,7 @@ def data_sources(
 
     files["file"] = files["file"].map(shown)
     files["items"] = files["items"].map(str)
-    lines = [graph_source(warehouse if warehouse is not None else url), ""]
+    lines = [graph_source(warehouse if warehouse is not None else target), ""]
     where = f" (paths relative to the shared data folder {shared})" if shared is not None else ""
     lines += [f"Benchmark files{where}:", "", _table(files.to_dict("records"), right={"items"})]
     return lines
@@ -309,8 +332,6 @@ def plot_plan(evaluation: Evaluation) -> list[Figure]:
     """The figures plot_curves draws: per family and dataset/split, the methods covering at least
     MIN_COVERAGE of the items (methods with identical scores as one curve, labelled "A = B"); a family
     with none of them on a split gets no figure."""
-    from baselines.catalog import family
-
     coverage = {
         (r["method"], r["dataset"], r["split"]): (r["n_covered"], r["n_items"]) for r in evaluation.rows
     }

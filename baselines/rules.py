@@ -10,7 +10,8 @@ Resources: Berant I/II and PPDB-XL come from the shared data folder; Patty, Scho
 not obtainable offline, so their loaders read the published formats from files named by environment
 variables (SHERLIIC_PATTY_PATTERNS + SHERLIIC_PATTY_SUBSUMPTIONS, SHERLIIC_SCHOENMACKERS, SHERLIIC_CHIRPS)
 or from `rules/{patty,schoenmackers,chirps}/` in the shared folder, and the baseline is skipped with a
-clear message (ResourceMissing) when they are absent.
+clear message (ResourceMissing) when they are absent. The variables (RESOURCE_VARIABLES, also one per
+shared-folder file) are read once at a command's edge (:func:`resource_files`) into the Context.
 """
 
 from __future__ import annotations
@@ -19,19 +20,33 @@ import csv
 import os
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from baselines.lemma import is_passive, lemma_rule, path_lemmas, predicate_lemma, stopwords
-from baselines.registry import Context, register
+from baselines.registry import Context, ResourceMissing, get, register
 from warehouse.errors import InputError
 
 INTERPUNCTION = frozenset([",", ".", "?", "!", ":", "'", '"', ";", "-", "_"])
+# Environment variables naming a rule file (instead of the shared data folder's copy).
+RESOURCE_VARIABLES = (
+    "SHERLIIC_BERANT_I",
+    "SHERLIIC_BERANT_II",
+    "SHERLIIC_PPDB",
+    "SHERLIIC_PATTY_PATTERNS",
+    "SHERLIIC_PATTY_SUBSUMPTIONS",
+    "SHERLIIC_SCHOENMACKERS",
+    "SHERLIIC_CHIRPS",
+)
 
 
-class ResourceMissing(RuntimeError):
-    """A baseline's resource file is not available; the baseline is skipped."""
+def resource_files(environ: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """The rule files named by RESOURCE_VARIABLES in `environ` (default this process's environment): read
+    once, at a command's edge, into Context.resource_files."""
+    environ = os.environ if environ is None else environ
+    return {name: Path(environ[name]) for name in RESOURCE_VARIABLES if environ.get(name)}
 
 
 def db_form(path: str, reversed_: bool) -> str:
@@ -47,9 +62,12 @@ def db_form(path: str, reversed_: bool) -> str:
 
 
 def _resource(ctx: Context, env: str, relative: str) -> Path:
-    """A resource file: env variable first, else the shared data folder; ResourceMissing if absent."""
-    if os.environ.get(env):
-        path = Path(os.environ[env])
+    """A resource file: the one the env variable named (Context.resource_files), else the shared data
+    folder's; ResourceMissing if absent."""
+    if env not in RESOURCE_VARIABLES:
+        raise KeyError(f"{env} is not one of RESOURCE_VARIABLES")
+    if ctx.resource_files.get(env):
+        path = Path(ctx.resource_files[env])
     elif ctx.shared_data:
         path = Path(ctx.shared_data) / relative
     else:
@@ -388,8 +406,6 @@ ALL_RULE_BASELINES = ("Berant I", "Berant II", "Schoenmackers", "Chirps", "PPDB"
 
 @register("All Rules", tunable=False, description="union of Lemma and every available rule collection")
 def all_rules_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
-    from baselines.registry import get
-
     lemma = _apply(items, lambda p, h, rp, rh, _r: lemma_rule(p, h, rp, rh))
     total = lemma.fillna(0.0)
     used = []

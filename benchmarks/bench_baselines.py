@@ -4,9 +4,9 @@
    baselines need the marts, baselines whose resources are missing are listed as skipped).
 2. WeedsPrec / invCL in SQL (baselines.distributional, one query over the marts) against the original
    approach — a dense count vector per relation of each item pair over the whole entity-pair space, numpy —
-   on the same synthetic graph in a throwaway bench database (our real TEG is small). Both must agree to
-   1e-9; the goal is SQL ≥ 10× faster end to end (the Python side must first read the graph, as the
-   original read teg.tsv).
+   on the same synthetic graph in a scratch database (warehouse.scratch; our real TEG is small). Both must
+   agree to 1e-9; the goal is SQL ≥ 10× faster end to end (the Python side must first read the graph, as
+   the original read teg.tsv).
 """
 
 from __future__ import annotations
@@ -19,13 +19,18 @@ from pathlib import Path
 import click
 import numpy as np
 import pandas as pd
-import psycopg
 from tqdm import tqdm
 
+from baselines.catalog import ordered_names
+from baselines.context import command_context
+from baselines.datasets import items_frame, read_sherliic_tsv
 from baselines.distributional import compute_scores
-from warehouse import server
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
-from warehouse.settings import OUT_DIR, shared_data_dir
+from baselines.registry import REGISTRY, ResourceMissing
+from deppath.paths import canonical_path
+from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import ENGINES, Target
 
 # Synthetic graph: clusters of relations sharing a pool of entity pairs, so item pairs overlap.
 GRAPH_SQL = """
@@ -58,7 +63,7 @@ analyze warehouse.untyped_edges;
 
 
 def build_synthetic_graph(
-    url: str, n_relations: int, cluster_size: int, pool: int, edges_per_relation: int
+    target: Target, n_relations: int, cluster_size: int, pool: int, edges_per_relation: int
 ) -> dict:
     params = {
         "n_relations": n_relations,
@@ -67,7 +72,7 @@ def build_synthetic_graph(
         "edges_per_relation": edges_per_relation,
     }
     started = time.perf_counter()
-    with psycopg.connect(url) as conn:
+    with target.connect() as conn:
         # integers only, formatted in: a multi-statement script cannot take bound parameters
         conn.execute(GRAPH_SQL.format(**{k: int(v) for k, v in params.items()}))
         n_edges = conn.execute("select count(*) from warehouse.untyped_edges").fetchone()[0]
@@ -96,13 +101,11 @@ def synthetic_items(n_items: int, n_relations: int, cluster_size: int, seed: int
     return pd.DataFrame(rows)
 
 
-def dense_reference(url: str, items: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
+def dense_reference(target: Target, items: pd.DataFrame) -> tuple[pd.DataFrame, float, float]:
     """The original approach: read the whole graph, then per item a dense count vector per relation over the
     entity-pair space; returns (scores, load seconds, scoring seconds)."""
-    from deppath.paths import canonical_path
-
     started = time.perf_counter()
-    with psycopg.connect(url) as conn:
+    with target.connect() as conn:
         rel_of_path = dict(conn.execute("select path, rel_id from warehouse.relations").fetchall())
         cur = conn.execute(
             "select rel_id, arg1_entity_id, arg2_entity_id, n_instances from warehouse.untyped_edges"
@@ -142,20 +145,17 @@ def dense_reference(url: str, items: pd.DataFrame) -> tuple[pd.DataFrame, float,
 
 
 def bench_sql_vs_dense(
-    n_relations: int, cluster_size: int, pool: int, edges_per_relation: int, n_items: int
+    target: Target, n_relations: int, cluster_size: int, pool: int, edges_per_relation: int, n_items: int
 ) -> dict:
+    """Both approaches on a synthetic graph in a scratch database of the Target's Postgres server."""
     name = f"sherliic_bench_baselines_{uuid.uuid4().hex[:8]}"
-    server.create_database(name)
-    url = server.server_url(name)
-    try:
-        graph = build_synthetic_graph(url, n_relations, cluster_size, pool, edges_per_relation)
+    with scratch_database(target, name) as bench:
+        graph = build_synthetic_graph(bench, n_relations, cluster_size, pool, edges_per_relation)
         items = synthetic_items(n_items, n_relations, cluster_size)
         started = time.perf_counter()
-        sql = compute_scores(items, url, "untyped")
+        sql = compute_scores(items, bench, "untyped")
         sql_seconds = time.perf_counter() - started
-        dense, load_seconds, dense_seconds = dense_reference(url, items)
-    finally:
-        server.drop_database(name)
+        dense, load_seconds, dense_seconds = dense_reference(bench, items)
     diffs = {c: float(np.max(np.abs(sql[c].to_numpy() - dense[c].to_numpy()))) for c in dense.columns}
     assert all(d <= 1e-9 for d in diffs.values()), f"SQL and dense scores differ: {diffs}"
     python_total = load_seconds + dense_seconds
@@ -174,32 +174,28 @@ def bench_sql_vs_dense(
     }
 
 
-def bench_all_baselines(url: str) -> dict:
-    """Seconds per registered baseline on all SherLIiC-dev items (items read from the shared TSV)."""
-    from baselines.catalog import ordered_names
-    from baselines.datasets import items_frame, read_sherliic_tsv
-    from baselines.registry import REGISTRY, Context
-    from baselines.rules import ResourceMissing
-
+def bench_all_baselines(target: Target) -> dict:
+    """Seconds per registered baseline on all SherLIiC-dev items (items read from the shared TSV; the marts
+    of the Target)."""
     shared = shared_data_dir()
     items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
-    ctx = Context(database_url=url, shared_data=str(shared))
     rows, skipped = [], {}
-    for name in tqdm(ordered_names(), desc="baselines", unit="baseline"):
-        started = time.perf_counter()
-        try:
-            scores = REGISTRY[name].score(items, ctx)
-        except ResourceMissing as exc:
-            skipped[name] = str(exc)
-            continue
-        rows.append(
-            {
-                "method": name,
-                "seconds": time.perf_counter() - started,
-                "n_items": len(items),
-                "n_covered": int(scores.notna().sum()),
-            }
-        )
+    with command_context(target, shared_data=shared) as ctx:
+        for name in tqdm(ordered_names(), desc="baselines", unit="baseline"):
+            started = time.perf_counter()
+            try:
+                scores = REGISTRY[name].score(items, ctx)
+            except ResourceMissing as exc:
+                skipped[name] = str(exc)
+                continue
+            rows.append(
+                {
+                    "method": name,
+                    "seconds": time.perf_counter() - started,
+                    "n_items": len(items),
+                    "n_covered": int(scores.notna().sum()),
+                }
+            )
     return {"n_items": len(items), "rows": rows, "skipped": skipped}
 
 
@@ -256,23 +252,28 @@ def write(result: dict, out_dir: Path) -> tuple[Path, Path]:
 @click.option("--edges-per-relation", type=int, default=50, show_default=True)
 @click.option("--items", type=int, default=996, show_default=True, help="Item pairs (SherLIiC-dev has 996).")
 @click.option("--skip-all-baselines", is_flag=True, help="Only the SQL vs dense Python part.")
-@database_url_option
+@target_options(engines=ENGINES)
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 def cli(
+    target: Target,
     relations: int,
     cluster_size: int,
     pool: int,
     edges_per_relation: int,
     items: int,
     skip_all_baselines: bool,
-    database_url: str | None,
     out: Path,
 ) -> None:
-    result = {"sql_vs_dense": bench_sql_vs_dense(relations, cluster_size, pool, edges_per_relation, items)}
-    if not skip_all_baselines:  # on the database with the marts
-        result["all_baselines"] = bench_all_baselines(database_url or server.database_url())
+    result = {
+        "sql_vs_dense": bench_sql_vs_dense(target, relations, cluster_size, pool, edges_per_relation, items)
+    }
+    if not skip_all_baselines:  # on the warehouse with the marts
+        result["all_baselines"] = bench_all_baselines(target)
     json_path, md_path = write(result, out)
     print(md_path.read_text(encoding="utf-8"))
     print(f"wrote {json_path} and {md_path}")

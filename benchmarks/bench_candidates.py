@@ -1,10 +1,10 @@
 """Benchmark: candidate build (typed relations + InfCands) in SQL/dbt vs the Python reference.
 
-For each graph size: a dedicated database, a synthetic TEG (warehouse.synthetic_teg), `dbt run` of the
+For each graph size: a dedicated database, a synthetic TEG (benchmarks.synthetic_teg), `dbt run` of the
 TEG marts with per-model timings (from dbt's run_results.json), peak memory of the Postgres backends
 serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared buffers once),
 temp-file bytes spilled, and — up to --reference-max instances — the plain-Python reference
-(warehouse.reference) in a child process with its peak RSS, plus an exact equality check of the
+(benchmarks.reference) in a child process with its peak RSS, plus an exact equality check of the
 marts against it. Writes out/bench/candidates.json and out/bench/candidates.md and prints them.
 
 `make bench-candidates` (ARGS='--sizes 1000000,5000000' for a shorter run).
@@ -27,12 +27,14 @@ from pathlib import Path
 import click
 import psutil
 
-from warehouse import server
-from warehouse.command_line import CONTEXT, json_object, run, version_option
+from benchmarks.reference import compare_with_marts
+from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate, shape_options
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder
+from warehouse.target import Target
 
 MARTS_SELECTOR = [
     "+typed_relations",
@@ -85,47 +87,51 @@ class MemorySampler:
         self._thread.join()
 
 
-def backend_pids(url: str, dbname: str):
-    """pids of the server processes working for `dbname` (not other users of the shared server)."""
-    conn = server.connect(url, autocommit=True)
+def backend_pids(target: Target):
+    """pids of the server processes working for the Target's database (not other users of the shared
+    server)."""
+    conn = target.connect(autocommit=True)
 
     def pids() -> list[int]:
         rows = conn.execute(
-            "select pid from pg_stat_activity where datname = %s and pid <> pg_backend_pid()", (dbname,)
+            "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"
         ).fetchall()
         return [r[0] for r in rows]
 
     return conn, pids
 
 
-def temp_bytes(url: str, dbname: str) -> int:
-    with server.connect(url, autocommit=True) as conn:
-        row = conn.execute("select temp_bytes from pg_stat_database where datname = %s", (dbname,)).fetchone()
+def temp_bytes(target: Target) -> int:
+    with target.connect(autocommit=True) as conn:
+        row = conn.execute(
+            "select temp_bytes from pg_stat_database where datname = current_database()"
+        ).fetchone()
         return int(row[0])
 
 
-def run_sql_build(url: str, dbname: str, dbt_vars: dict, target_dir: Path) -> dict:
-    conn, pids = backend_pids(url, dbname)
-    temp_before = temp_bytes(url, dbname)
+def run_sql_build(target: Target, dbt_vars: dict, target_dir: Path) -> dict:
+    conn, pids = backend_pids(target)
+    temp_before = temp_bytes(target)
     start = time.perf_counter()
     with MemorySampler(pids) as mem:
         run_dbt(
+            target,
             # not --quiet: dbt prints each model's time as it finishes (progress of long builds)
             ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)],
-            url,
             dbt_vars,
         )
     wall = time.perf_counter() - start
     conn.close()
     results = json.loads((target_dir / "run_results.json").read_text())
     models = {r["unique_id"].split(".")[-1]: round(r["execution_time"], 3) for r in results["results"]}
-    with server.connect(url) as c:
+    schema = target.marts_schema
+    with target.connect() as c:
         counts = {
-            table: c.execute(f"select count(*) from warehouse.{table}").fetchone()[0]
+            table: c.execute(f"select count(*) from {schema}.{table}").fetchone()[0]
             for table in ("typed_relations", "inference_candidates", "relations", "entities")
         }
         by_alignment = dict(
-            c.execute("select alignment, count(*) from warehouse.inference_candidates group by 1").fetchall()
+            c.execute(f"select alignment, count(*) from {schema}.inference_candidates group by 1").fetchall()
         )
     return {
         "wall_s": round(wall, 2),
@@ -133,24 +139,27 @@ def run_sql_build(url: str, dbname: str, dbt_vars: dict, target_dir: Path) -> di
         "peak_backend_rss_bytes": mem.peak_rss,
         "peak_backend_pss_bytes": mem.peak_pss,
         "memory_samples": mem.samples,
-        "temp_bytes_spilled": temp_bytes(url, dbname) - temp_before,
+        "temp_bytes_spilled": temp_bytes(target) - temp_before,
         "counts": counts,
         "candidates_by_alignment": by_alignment,
     }
 
 
-def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
-    """The Python reference in a child process (its own peak RSS), result pickled to out_pickle."""
+def run_reference(target: Target, dbt_vars: dict, out_pickle: Path) -> dict:
+    """The Python reference in a child process (its own peak RSS) on the Target's warehouse (handed over in
+    the child's environment), result pickled to out_pickle."""
     code = (
         "import pickle, sys, time\n"
-        "from warehouse.reference import Params, compute_from_db\n"
+        "from benchmarks.reference import Params, compute_from_db\n"
+        "from warehouse.target import Target\n"
         "t = time.perf_counter()\n"
-        f"r = compute_from_db({url!r}, Params.from_vars({dbt_vars!r}))\n"
+        f"r = compute_from_db(Target.from_environment(), Params.from_vars({dbt_vars!r}))\n"
         "r.timings['total_s'] = time.perf_counter() - t\n"
         f"pickle.dump(r, open({str(out_pickle)!r}, 'wb'))\n"
     )
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=str(Path(__file__).resolve().parent.parent))
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=str(root), env=target.environment())
     with MemorySampler(lambda: [proc.pid], interval=0.5, pss=False) as mem:
         rc = proc.wait()
     wall = time.perf_counter() - start
@@ -170,13 +179,9 @@ def run_reference(url: str, dbt_vars: dict, out_pickle: Path) -> dict:
     }
 
 
-def bench_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
-    name = f"sherliic_bench_{n_instances}"
-    server.drop_database(name)
-    server.create_database(name)
-    url = server.server_url(name)
+def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) -> dict:
     row: dict = {"instances": n_instances}
-    try:
+    with scratch_database(target, f"sherliic_bench_{n_instances}", keep=args.keep) as bench:
         config = GeneratorConfig(
             n_instances=n_instances,
             n_relations=args.relations,
@@ -185,14 +190,14 @@ def bench_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
             entity_zipf=args.entity_zipf,
             global_share=args.global_share,
         )
-        summary = generate(config, url, progress=True)
+        summary = generate(bench, config, progress=True)
         row["graph"] = summary.as_dict()
         print(
             f"[{n_instances:,}] graph loaded in {summary.seconds:.0f}s; Σn² = {summary.hub_tail_sum_n2:,}",
             flush=True,
         )
         with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
-            row["sql"] = run_sql_build(url, name, dbt_vars, Path(tmp))
+            row["sql"] = run_sql_build(bench, dbt_vars, Path(tmp))
             print(
                 f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
                 f"({row['sql']['counts']['typed_relations']:,} typed relations, "
@@ -201,14 +206,12 @@ def bench_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
             )
             if n_instances <= args.reference_max:
                 try:
-                    ref = run_reference(url, dbt_vars, Path(tmp) / "ref.pkl")
+                    ref = run_reference(bench, dbt_vars, Path(tmp) / "ref.pkl")
                 except RuntimeError as exc:  # e.g. out of memory: keep the SQL numbers
                     row["reference_error"] = repr(exc)
                     return row
                 result = ref.pop("_result")
-                from warehouse.reference import compare_with_marts
-
-                problems = compare_with_marts(result, url)
+                problems = compare_with_marts(result, bench)
                 ref["equal_to_sql"] = not problems
                 ref["differences"] = problems[:20]
                 ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / row["sql"]["wall_s"], 2)
@@ -217,9 +220,6 @@ def bench_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
                     f"[{n_instances:,}] reference {ref['wall_s']:.0f}s, equal: {ref['equal_to_sql']}",
                     flush=True,
                 )
-    finally:
-        if not args.keep:
-            server.drop_database(name)
     return row
 
 
@@ -346,14 +346,19 @@ def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
 )
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
-def cli(dbt_vars: dict, **options) -> int:
+@target_options()
+def cli(target: Target, dbt_vars: dict, **options) -> int:
+    # the bench databases are made on the Target's server (DATABASE_URL's, else the embedded one)
     args = Options(**options)
     rows, failed = [], []
     for n in args.sizes:
         try:
-            rows.append(bench_size(n, args, dbt_vars))
+            rows.append(bench_size(target, n, args, dbt_vars))
         except Exception as exc:  # keep the sizes measured so far; report the failure
             print(f"[{n:,}] FAILED: {exc}", flush=True)
             failed.append({"instances": n, "error": repr(exc)})

@@ -4,9 +4,11 @@ On the same documents (the first N evidence sentences of the shared T-REx files 
 generated sentences): documents/s of bare ``nlp.pipe`` (the floor: parsing alone) and of the full
 extraction (parse + mention alignment + paths + filters, extract.pipeline, the loader's pipeline) with 1 and 2
 processes; ratio = extraction / bare (goal ≥ 0.85). COPY: rows/s of the loader's write stage
-(extract.batches.write_corpus: COPY into temporary tables, then the set-based inserts) on synthetic
-extraction results in a throwaway database. Fidelity: benchmarks.fidelity.sherliic_fidelity when
-the shared data is present. Writes out/bench/extract.json and out/bench/extract.md and prints them.
+(extract.postgres_load.write_corpus: COPY into temporary tables, then the set-based inserts) on
+synthetic extraction results, inside a real batch of the batch store that is then rolled back (nothing
+is kept in the database: --database-url, DATABASE_URL, else the embedded server). Fidelity:
+benchmarks.fidelity.sherliic_fidelity when the shared data is present. Writes out/bench/extract.json
+and out/bench/extract.md and prints them.
 """
 
 from __future__ import annotations
@@ -21,16 +23,21 @@ from pathlib import Path
 
 import click
 
+from benchmarks.fidelity import sherliic_fidelity
+from deppath.parsing import load_nlp
 from deppath.records import Document, ExtractionResult, Mention, PathInstance
-from warehouse import command_line, server
-from warehouse.command_line import CONTEXT, version_option
-from warehouse.settings import OUT_DIR, shared_data_dir
+from extract.formats import reader
+from extract.pipeline import Extraction, extract_documents
+from extract.postgres_load import write_corpus
+from warehouse import command_line
+from warehouse.batch_store import BatchClaim, PostgresBatchWriter, open_batch_store
+from warehouse.command_line import CONTEXT, target_options, version_option
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import Target
 
 
 def bench_documents(n: int) -> tuple[list[Document], str]:
     """N documents with two linked mentions each: shared T-REx evidences, else generated sentences."""
-    from extract.formats import reader
-
     trex = shared_data_dir() / "corpora" / "trex"
     docs: list[Document] = []
     if trex.is_dir():
@@ -73,8 +80,6 @@ def _cpu() -> float:
 
 def time_bare(docs: list[Document], processes: int) -> tuple[float, float]:
     """(documents per wall-clock second, documents per CPU second) of bare ``nlp.pipe``."""
-    from deppath.parsing import load_nlp
-
     nlp = load_nlp(ner=False)
     wall, cpu = time.perf_counter(), _cpu()
     for _ in nlp.pipe((d.text for d in docs), n_process=processes, batch_size=64):
@@ -84,8 +89,6 @@ def time_bare(docs: list[Document], processes: int) -> tuple[float, float]:
 
 def time_extraction(docs: list[Document], processes: int) -> tuple[float, float, int]:
     """(docs per wall-clock second, docs per CPU second, paths kept) of the loader's extraction loop."""
-    from extract.pipeline import Extraction, extract_documents
-
     wall, cpu = time.perf_counter(), _cpu()
     kept = 0
     extraction = Extraction(source="<bench>", alignment="expand")  # as the loader reads trex
@@ -94,41 +97,42 @@ def time_extraction(docs: list[Document], processes: int) -> tuple[float, float,
     return len(docs) / (time.perf_counter() - wall), len(docs) / (_cpu() - cpu), kept
 
 
-def time_copy(n_sentences: int) -> dict:
-    """Rows/s of the loader's write stage on synthetic results (3 instances per sentence)."""
-    import psycopg
-
-    from extract.batches import write_corpus
-
-    name = f"sherliic_bench_{uuid.uuid4().hex[:8]}"
-    server.create_database(name)
-    try:
-        url = server.server_url(name)
-        server.ensure_schema(url)
-        results = []
-        for i in range(n_sentences):
-            text = f"Entity {i} met entity {i + 1} and entity {i + 2}."
-            doc = Document(f"d{i}", text, (Mention(0, 8, f"E{i}"), Mention(13, 23, f"E{i + 1}")), i + 1)
-            insts = [
-                PathInstance(f"nsubj^-___meet{k}___dobj", f"E{i}", f"E{i + k}", 1, text, 0) for k in (1, 2, 3)
-            ]
-            results.append((doc, ExtractionResult(insts, {"rule1_subject_end": 1})))
-        with psycopg.connect(url) as conn:
-            batch_id = conn.execute(
-                "insert into raw.load_batches (source_file, source_format, kind, checksum, corpus_name) "
-                "values ('bench', 'bench', 'corpus', 'bench', 'bench') returning batch_id"
-            ).fetchone()[0]
-            started = time.perf_counter()
-            counts, _ = write_corpus(conn, batch_id, results, None, None)
-            conn.commit()
-            seconds = time.perf_counter() - started
-        rows = counts["sentences"] + counts["instances"] + counts["entities"]
-        return {"rows": rows, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
-    finally:
-        server.drop_database(name)
+class _Measured(Exception):
+    """Ends the benchmark's batch once its rows are written: the load rolls back, nothing is kept."""
 
 
-def run(n: int, copy_sentences: int, fidelity: bool, repeats: int = 2) -> dict:
+def time_copy(target: Target, n_sentences: int) -> dict:
+    """Rows/s of the loader's write stage on synthetic results (3 instances per sentence), in a real
+    batch of the store (a claim like any load's) that is rolled back once the rows are written."""
+    results = []
+    for i in range(n_sentences):
+        text = f"Entity {i} met entity {i + 1} and entity {i + 2}."
+        doc = Document(f"d{i}", text, (Mention(0, 8, f"E{i}"), Mention(13, 23, f"E{i + 1}")), i + 1)
+        insts = [
+            PathInstance(f"nsubj^-___meet{k}___dobj", f"E{i}", f"E{i + k}", 1, text, 0) for k in (1, 2, 3)
+        ]
+        results.append((doc, ExtractionResult(insts, {"rule1_subject_end": 1})))
+    measured: dict = {}
+
+    def write(writer: PostgresBatchWriter) -> dict[str, int]:
+        started = time.perf_counter()
+        counts, _ = write_corpus(writer, results, None, None)
+        measured["seconds"] = time.perf_counter() - started
+        measured["rows"] = counts["sentences"] + counts["instances"] + counts["entities"]
+        raise _Measured
+
+    # a content hash of its own: the claim never meets an earlier batch
+    claim = BatchClaim("bench", "bench", "corpus", f"bench-{uuid.uuid4().hex}", corpus="bench")
+    with open_batch_store(target) as store:
+        try:
+            store.load(claim, write)
+        except _Measured:
+            pass
+    rows, seconds = measured["rows"], measured["seconds"]
+    return {"rows": rows, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
+
+
+def run(target: Target, n: int, copy_sentences: int, fidelity: bool, repeats: int = 2) -> dict:
     docs, source = bench_documents(n)
     result: dict = {
         "documents": len(docs),
@@ -156,10 +160,8 @@ def run(n: int, copy_sentences: int, fidelity: bool, repeats: int = 2) -> dict:
             "ratio_cpu": round(extraction[1] / bare[1], 3),
             "paths_kept": kept,
         }
-    result["copy"] = time_copy(copy_sentences)
+    result["copy"] = time_copy(target, copy_sentences)
     if fidelity and shared_data_dir().is_dir():
-        from benchmarks.fidelity import sherliic_fidelity
-
         result["sherliic_fidelity"] = sherliic_fidelity(shared_data_dir())
     return result
 
@@ -198,10 +200,14 @@ def markdown(result: dict) -> str:
 @click.option("--repeats", type=int, default=2, show_default=True, help="Interleaved repeats, best of each.")
 @click.option("--no-fidelity", is_flag=True, help="Skip the SherLIiC path-fidelity part.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
-def cli(n: int, copy_sentences: int, repeats: int, no_fidelity: bool, out: Path) -> None:
-    result = run(n, copy_sentences, not no_fidelity, repeats)
+@target_options()
+def cli(target: Target, n: int, copy_sentences: int, repeats: int, no_fidelity: bool, out: Path) -> None:
+    result = run(target, n, copy_sentences, not no_fidelity, repeats)
     out.mkdir(parents=True, exist_ok=True)
     (out / "extract.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     text = markdown(result)

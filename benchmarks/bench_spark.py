@@ -1,9 +1,9 @@
 """Benchmark: the pipeline on Spark local mode against Postgres on the same machine (`make bench-spark`).
 
-1. Extraction: the demo generator's corpus loaded by the distributed extraction (extract.spark_load) with
+1. Extraction: the demo generator's corpus loaded by the distributed extraction (sherliic-extract) with
    SHERLIIC_SPARK_MASTER=local[1] and local[2] (documents/s of the extraction phase, the scaling
    efficiency), next to the Postgres loader with 1 and 2 processes.
-2. dbt: a synthetic TEG (warehouse.synthetic_teg) of each size built by `dbt run` of the TEG marts on
+2. dbt: a synthetic TEG (benchmarks.synthetic_teg) of each size built by `dbt run` of the TEG marts on
    Postgres and, after copying the raw tables into a fresh Spark catalog, on Spark local[2]; wall time,
    per-model times (run_results.json), peak memory (Postgres: its backends; Spark: the dbt process with
    its JVM), marts' row counts on both.
@@ -15,6 +15,7 @@ Writes out/bench/spark.json and out/bench/spark.md. ARGS: --docs-size N (demo ge
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import click
@@ -29,15 +31,18 @@ import psutil
 import pyarrow.parquet as pq
 
 from benchmarks.bench_candidates import MARTS_SELECTOR, MemorySampler, run_sql_build
+from benchmarks.synthetic_teg import GeneratorConfig, generate
 from demo import generator
-from extract.batches import load_corpus
 from extract.formats import reader
+from extract.loading import load_corpus
 from extract.pipeline import Extraction
-from warehouse import server
-from warehouse.command_line import CONTEXT, json_object, run, version_option
+from extract.spark_tasks import is_record, partition_records
+from warehouse.batch_store import MAX_KEPT_ERRORS
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
 from warehouse.dbt import run_dbt
-from warehouse.settings import OUT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder
+from warehouse.target import ENGINES, Target
 
 COUNTED_MARTS = ("typed_relations", "inference_candidates", "relations", "entities")
 
@@ -51,11 +56,16 @@ def children() -> list[int]:
     return [p.pid for p in psutil.Process().children(recursive=True)]
 
 
-def spark_extraction(corpus: Path, master: str, catalog: Path) -> dict:
+def on_spark(target: Target, catalog: Path, master: str) -> Target:
+    """The Target's settings on the Spark engine, with a catalog of its own and `master`."""
+    spark = dataclasses.replace(target.spark, catalog_dir=catalog.resolve(), master=master)
+    return dataclasses.replace(target.with_engine("spark"), spark=spark)
+
+
+def spark_extraction(target: Target, corpus: Path, master: str, catalog: Path) -> dict:
     """`sherliic-extract corpus` on Spark in a child process; its extraction phase time and peak memory."""
     summary_file = catalog / "summary.json"
-    env = {**os.environ, "SHERLIIC_ENGINE": "spark", "SHERLIIC_SPARK_MASTER": master}
-    env["SHERLIIC_SPARK_DIR"] = str(catalog)
+    env = on_spark(target, catalog, master).environment()
     argv = [sys.executable, "-m", "extract.cli", "--quiet", "--summary-json", str(summary_file)]
     # the file twice in one session (--replace): the second load runs on warm Python workers (spaCy
     # loaded), as every chunk but the first of a large corpus does; both loads are reported
@@ -86,7 +96,7 @@ def spark_extraction(corpus: Path, master: str, catalog: Path) -> dict:
     }
 
 
-def task_scaling(corpus: Path, repeats: int) -> dict:
+def task_scaling(target: Target, corpus: Path, repeats: int) -> dict:
     """The extraction tasks alone in one warm local[2] session (child process): the corpus as 1 task
     vs 2 tasks, interleaved `repeats` times, so that both see the same machine load."""
     argv = [
@@ -98,29 +108,22 @@ def task_scaling(corpus: Path, repeats: int) -> dict:
         "--repeats",
         str(repeats),
     ]
-    env = {**os.environ, "SHERLIIC_ENGINE": "spark", "SHERLIIC_SPARK_MASTER": "local[2]"}
-    env["SHERLIIC_SPARK_DIR"] = str(corpus.parent / "scaling-catalog")
+    env = on_spark(target, corpus.parent / "scaling-catalog", "local[2]").environment()
     done = subprocess.run(argv, env=env, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _scaling_child(corpus: Path, repeats: int) -> None:
-    from functools import partial
-
-    from extract.spark_load import _is, _partition_records
-    from warehouse.engine import spark_session
-
-    spark = spark_session("sherliic-bench-scaling")
+def _scaling_child(target: Target, corpus: Path, repeats: int) -> None:
+    spark = target.spark_session("sherliic-bench-scaling")
     sc = spark.sparkContext
     documents = list(enumerate(reader("jsonl").read(corpus)))
     extraction = Extraction(source=str(corpus))
 
     def run(slices: int, items: list) -> float:
         start = time.perf_counter()
-        records = sc.parallelize(items, slices).mapPartitionsWithIndex(
-            partial(_partition_records, extraction)
-        )
-        records.filter(_is("p")).count()
+        tasks = partial(partition_records, extraction, MAX_KEPT_ERRORS)
+        records = sc.parallelize(items, slices).mapPartitionsWithIndex(tasks)
+        records.filter(is_record("p")).count()
         return time.perf_counter() - start
 
     run(2, documents[:64])  # both Python workers start and load spaCy
@@ -144,15 +147,10 @@ def _scaling_child(corpus: Path, repeats: int) -> None:
     )
 
 
-def postgres_extraction(corpus: Path, processes: int) -> dict:
-    name = f"sherliic_bench_spark_extract_{processes}"
-    server.drop_database(name)
-    server.create_database(name)
-    try:
+def postgres_extraction(target: Target, corpus: Path, processes: int) -> dict:
+    with scratch_database(target, f"sherliic_bench_spark_extract_{processes}") as bench:
         load_before = load_average()
-        summary = load_corpus(corpus, "jsonl", server.server_url(name), processes=processes)
-    finally:
-        server.drop_database(name)
+        summary = load_corpus(bench, corpus, "jsonl", processes=processes)
     documents = summary.counts["documents"]
     return {
         "processes": processes,
@@ -164,7 +162,7 @@ def postgres_extraction(corpus: Path, processes: int) -> dict:
     }
 
 
-def bench_extraction(docs_size: int, work: Path, repeats: int = 3) -> dict:
+def bench_extraction(target: Target, docs_size: int, work: Path, repeats: int = 3) -> dict:
     corpus_path, _, corpus = generator.write_corpus(work / "corpus", docs_size, generator.DEFAULT_SEED)
     print(f"extraction: {len(corpus.documents):,} documents (demo generator, size {docs_size})", flush=True)
     start = time.perf_counter()
@@ -172,15 +170,15 @@ def bench_extraction(docs_size: int, work: Path, repeats: int = 3) -> dict:
     read_s = time.perf_counter() - start
     spark = {}
     for master in ("local[1]", "local[2]"):
-        spark[master] = spark_extraction(corpus_path, master, work / f"catalog-{master[6]}")
+        spark[master] = spark_extraction(target, corpus_path, master, work / f"catalog-{master[6]}")
         print(
             f"  spark {master}: {spark[master]['docs_per_s']} docs/s (load {spark[master]['load_average']})"
         )
-    scaling = task_scaling(corpus_path, repeats)
+    scaling = task_scaling(target, corpus_path, repeats)
     print(f"  tasks, 1 vs 2 in one warm session: {scaling['best_docs_per_s']} docs/s", flush=True)
     postgres = {}
     for processes in (1, 2):
-        postgres[processes] = postgres_extraction(corpus_path, processes)
+        postgres[processes] = postgres_extraction(target, corpus_path, processes)
         print(f"  postgres {processes} process(es): {postgres[processes]['docs_per_s']} docs/s")
     return {
         "documents": len(corpus.documents),
@@ -194,23 +192,20 @@ def bench_extraction(docs_size: int, work: Path, repeats: int = 3) -> dict:
     }
 
 
-def spark_dbt(url: str, catalog: Path, dbt_vars: dict, target: Path) -> dict:
-    env = {**os.environ, "DATABASE_URL": url, "SHERLIIC_SPARK_DIR": str(catalog)}
+def spark_dbt(postgres: Target, catalog: Path, dbt_vars: dict, target_dir: Path) -> dict:
+    """The Postgres raw tables copied into a new Spark catalog (a child process), then `dbt run` there."""
+    spark = on_spark(postgres, catalog, "local[2]")
     start = time.perf_counter()
+    # the copy reads the Postgres side of its Target (this database) and writes the Spark catalog
+    env = spark.on_postgres().environment()
     subprocess.run([sys.executable, "-m", "warehouse.spark_raw", "copy"], env=env, check=True)
     copy_s = time.perf_counter() - start
-    os.environ["SHERLIIC_SPARK_DIR"] = str(catalog)
-    os.environ["SHERLIIC_SPARK_MASTER"] = "local[2]"
     load_before = load_average()
     start = time.perf_counter()
     with MemorySampler(children, pss=False) as memory:
-        run_dbt(
-            ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target)],
-            dbt_vars=dbt_vars,
-            engine="spark",
-        )
+        run_dbt(spark, ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)], dbt_vars)
     wall = time.perf_counter() - start
-    results = json.loads((target / "run_results.json").read_text())
+    results = json.loads((target_dir / "run_results.json").read_text())
     models = {r["unique_id"].split(".")[-1]: round(r["execution_time"], 3) for r in results["results"]}
     marts = catalog / "spark-warehouse" / "warehouse.db"
     return {
@@ -223,23 +218,17 @@ def spark_dbt(url: str, catalog: Path, dbt_vars: dict, target: Path) -> dict:
     }
 
 
-def bench_dbt(n_instances: int, work: Path, dbt_vars: dict) -> dict:
-    name = f"sherliic_bench_spark_{n_instances}"
-    server.drop_database(name)
-    server.create_database(name)
-    url = server.server_url(name)
-    try:
-        graph = generate(GeneratorConfig(n_instances=n_instances, seed=0), url, progress=True)
+def bench_dbt(target: Target, n_instances: int, work: Path, dbt_vars: dict) -> dict:
+    with scratch_database(target, f"sherliic_bench_spark_{n_instances}") as bench:
+        graph = generate(bench, GeneratorConfig(n_instances=n_instances, seed=0), progress=True)
         load_before = load_average()
-        postgres = run_sql_build(url, name, dbt_vars, work / f"pg-target-{n_instances}")
+        postgres = run_sql_build(bench, dbt_vars, work / f"pg-target-{n_instances}")
         postgres["load_average"] = [load_before, load_average()]
         print(f"[{n_instances:,}] postgres dbt run {postgres['wall_s']} s", flush=True)
         spark = spark_dbt(
-            url, work / f"dbt-catalog-{n_instances}", dbt_vars, work / f"spark-target-{n_instances}"
+            bench, work / f"dbt-catalog-{n_instances}", dbt_vars, work / f"spark-target-{n_instances}"
         )
         print(f"[{n_instances:,}] spark local[2] dbt run {spark['wall_s']} s", flush=True)
-    finally:
-        server.drop_database(name)
     return {
         "instances": n_instances,
         "graph": graph.as_dict(),
@@ -432,11 +421,16 @@ def dbt_markdown(rows: list[dict]) -> list[str]:
 )
 @click.option("--skip-extraction", is_flag=True)
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
 @click.option("--repeats", type=int, default=3, show_default=True, help="Task-scaling repeats (interleaved).")
 @click.option("--scaling-child", type=click.Path(path_type=Path), hidden=True)
+@target_options(engines=ENGINES)
 def cli(
+    target: Target,
     docs_size: int,
     sizes: str,
     dbt_vars: dict,
@@ -445,9 +439,11 @@ def cli(
     repeats: int,
     scaling_child: Path | None,
 ) -> None:
-    if scaling_child:
-        _scaling_child(scaling_child, repeats)
+    if scaling_child:  # a child process of task_scaling: its Target is the Spark engine
+        _scaling_child(target, scaling_child, repeats)
         return
+    # the bench databases are made on the server of the Postgres side (DATABASE_URL's, else embedded)
+    target = target.on_postgres()
     report: dict = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
         "dbt_vars": dbt_vars,
@@ -455,8 +451,8 @@ def cli(
     work = Path(tempfile.mkdtemp(prefix="bench_spark_"))
     try:
         if not skip_extraction:
-            report["extraction"] = bench_extraction(docs_size, work, repeats)
-        report["dbt"] = [bench_dbt(int(n), work, dbt_vars) for n in sizes.split(",") if n]
+            report["extraction"] = bench_extraction(target, docs_size, work, repeats)
+        report["dbt"] = [bench_dbt(target, int(n), work, dbt_vars) for n in sizes.split(",") if n]
         previous = out / "spark.json"
         # a part not measured this time (--skip-extraction, --sizes ''): the last run's figures, marked
         last = json.loads(previous.read_text()) if previous.exists() else {}

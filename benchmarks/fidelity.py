@@ -35,6 +35,7 @@ from deppath.parsing import load_nlp, parse_documents, token_span
 from deppath.paths import DepSentence, labels_of, lemmas_of, path_between, repair_mentions, reverse_path
 from deppath.records import Document, Mention
 from warehouse.command_line import CONTEXT, run, version_option
+from warehouse.settings import out_folder, require_shared_data
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -318,10 +319,8 @@ def cli(verbose: bool) -> None:
     """Exact-match rate of our dependency paths against SherLIiC-dev's (`make fidelity`).
 
     Needs the shared data folder; writes out/bench/fidelity.json."""
-    from warehouse.settings import OUT_DIR, require_shared_data
-
     report = sherliic_fidelity(require_shared_data())
-    out = OUT_DIR / "bench" / "fidelity.json"
+    out = out_folder() / "bench" / "fidelity.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(

@@ -7,13 +7,12 @@
 5. print what came out, and how many of the planted entailments are among the inference candidates.
 
 Needs nothing outside the checkout (no ../shared/data). :func:`run_demo` is the same job as a
-function (database URL and corpus size as arguments) for the end-to-end test.
+function (the Target and the corpus size as arguments) for the end-to-end test.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -28,21 +27,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from demo import generator
-from extract.batches import load_corpus, load_types
-from warehouse.command_line import (
-    CONTEXT,
-    check_engine_and_url,
-    database_url_option,
-    engine_option,
-    run,
-    version_option,
-)
+from demo.relations import PLANTED_RULES, PlantedRule, noise_paths, related_paths
+from extract.loading import load_corpus, load_types
+from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.dbt import run_dbt
-from warehouse.engine import current_engine, spark_dir
 from warehouse.errors import DatabaseUnavailable
-from warehouse.marts import Marts, open_marts
-from warehouse.server import database_url, ensure_schema
-from warehouse.settings import OUT_DIR
+from warehouse.marts import Marts
+from warehouse.settings import out_folder
+from warehouse.target import ENGINES, Target
 
 DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpora` selects it)
 
@@ -51,7 +43,7 @@ DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpor
 class PlantedResult:
     """The best inference candidate found for a planted rule (None fields: missed)."""
 
-    rule: generator.PlantedRule
+    rule: PlantedRule
     relv: float | None = None
     sigma: float | None = None
     esr: float | None = None
@@ -67,7 +59,7 @@ class PlantedResult:
 
 @dataclass
 class DemoSummary:
-    url: str
+    target: Target  # the warehouse the demo built
     corpus_path: Path
     types_path: Path
     size: int
@@ -89,7 +81,10 @@ class DemoSummary:
     # (rule name, premise sentence, hypothesis sentence) sharing an entity pair: why a rule is a candidate
     evidence: list[tuple[str, str, str]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    engine: str = "postgres"
+
+    @property
+    def engine(self) -> str:
+        return self.target.engine
 
     @property
     def recall(self) -> float:
@@ -117,26 +112,25 @@ def _step(console: Console, timings: dict[str, float], name: str, label: str, fn
 
 def classify_candidate(premise_path: str, hypothesis_path: str, alignment: str) -> str:
     """Kind of an InfCand's path pair relative to what the generator planted."""
-    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in generator.PLANTED_RULES}
-    reverse = {(r.hypothesis_path, r.premise_path, r.alignment) for r in generator.PLANTED_RULES}
+    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in PLANTED_RULES}
+    reverse = {(r.hypothesis_path, r.premise_path, r.alignment) for r in PLANTED_RULES}
     key = (premise_path, hypothesis_path, alignment)
     if key in planted:
         return "planted"
     if key in reverse:
         return "reverse of planted"
-    noise = generator.noise_paths()
+    noise = noise_paths()
     if premise_path in noise or hypothesis_path in noise:
         return "noise relation"
-    family = generator.related_paths()
+    family = related_paths()
     if premise_path in family and family.get(premise_path) == family.get(hypothesis_path):
         return "same planted family"
     return "unrelated"
 
 
-def collect_summary(summary: DemoSummary, corpus_batch: int | None, engine: str | None = None) -> None:
+def collect_summary(summary: DemoSummary, corpus_batch: int | None) -> None:
     """Fill the counts from the raw tables (this corpus batch) and the dbt marts, on either engine."""
-    engine = engine or ("postgres" if summary.url else current_engine())
-    with open_marts(engine, summary.url or None) as marts:
+    with summary.target.marts() as marts:
         if corpus_batch is not None:
             row = marts.one(
                 "select n_documents, n_sentences, n_mentions, n_instances from raw.load_batches "
@@ -162,23 +156,23 @@ def collect_summary(summary: DemoSummary, corpus_batch: int | None, engine: str 
             ("n_typed_relations", "typed_relations"),
             ("n_candidates", "inference_candidates"),
         ):
-            setattr(summary, attr, marts.one(f"select count(*) from warehouse.{table}")[0])
+            setattr(summary, attr, marts.one(f"select count(*) from {marts.schema}.{table}")[0])
         kinds: dict[str, int] = {}
         for premise_path, hypothesis_path, alignment, n in marts.rows(
-            "select premise_path, hypothesis_path, alignment, count(*) from warehouse.inference_candidates "
-            "group by 1, 2, 3"
+            "select premise_path, hypothesis_path, alignment, count(*) "
+            f"from {marts.schema}.inference_candidates group by 1, 2, 3"
         ):
             kind = classify_candidate(premise_path, hypothesis_path, alignment)
             kinds[kind] = kinds.get(kind, 0) + n
         summary.candidate_kinds = kinds
         summary.planted = []
-        for rule in generator.PLANTED_RULES:
+        for rule in PLANTED_RULES:
             rows = marts.rows(
-                """
+                f"""
                 select relv, sigma, esr, rank_for_hypothesis,
                        premise_type_a || ', ' || premise_type_b,
                        hypothesis_type_a || ', ' || hypothesis_type_b
-                from warehouse.inference_candidates
+                from {marts.schema}.inference_candidates
                 where premise_path = %s and hypothesis_path = %s and alignment = %s
                 order by score desc, premise_typed_rel_id, hypothesis_typed_rel_id
                 """,
@@ -244,30 +238,25 @@ _EVIDENCE_SQL = {
 
 
 def run_demo(
-    url: str | None = None,
+    target: Target,
     size: int = generator.DEFAULT_SIZE,
     seed: int = generator.DEFAULT_SEED,
     out_dir: Path | str | None = None,
     processes: int = 2,
     console: Console | None = None,
     dbt_verbose: bool = False,
-    engine: str | None = None,
 ) -> DemoSummary:
-    """The whole demo job on the database at `url` (default: the project's database) or, with engine
-    "spark" (default SHERLIIC_ENGINE when no url is given), on the local Spark catalog."""
+    """The whole demo job on the Target's warehouse: a Postgres database or the Spark catalog."""
     if size < generator.MIN_SIZE:  # before touching any database
         raise ValueError(f"--size must be at least {generator.MIN_SIZE} (got {size})")
-    engine = engine or ("postgres" if url else current_engine())
     console = console or Console()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    if engine == "spark":
-        url = f"Spark catalog {spark_dir()}"
-    else:
-        url = _step(
-            console, timings, "database", "start the database and create the raw schema", _prepare_db, url
+    if target.engine == "postgres":
+        _step(
+            console, timings, "database", "start the database and create the raw schema", _prepare_db, target
         )
-    out_dir = Path(out_dir) if out_dir is not None else OUT_DIR / "demo"
+    out_dir = Path(out_dir) if out_dir is not None else out_folder() / "demo"
     corpus_path, types_path, corpus = _step(
         console,
         timings,
@@ -280,27 +269,26 @@ def run_demo(
     )
     console.print(
         f"  {len(corpus.documents)} documents, {corpus.n_sentences} sentences, {corpus.n_entities} entities, "
-        f"{len(corpus.type_rows)} type rows, {len(generator.PLANTED_RULES)} planted rules"
+        f"{len(corpus.type_rows)} type rows, {len(PLANTED_RULES)} planted rules"
     )
-    if engine == "spark":
-        corpus_batch = _load_on_spark(console, timings, corpus_path, types_path)
+    if target.engine == "spark":
+        corpus_batch = _load_on_spark(console, timings, target, corpus_path, types_path)
     else:
-        corpus_batch = _load_on_postgres(console, timings, url, corpus_path, types_path, processes, corpus)
+        corpus_batch = _load_on_postgres(console, timings, target, corpus_path, types_path, processes, corpus)
     dbt_args = ["build"] if dbt_verbose else ["--quiet", "build"]
     with console.status("dbt build: staging → intermediate → marts, data tests, unit tests"):
         _step(
             console,
             timings,
             "dbt_build",
-            f"dbt build on {engine} (models, data tests, unit tests)",
+            f"dbt build on {target.engine} (models, data tests, unit tests)",
             run_dbt,
+            target,
             dbt_args,
-            url if engine == "postgres" else None,
             dbt_vars={"corpora": [DEMO_CORPUS]},  # the demo's graph, whatever else is loaded
-            engine=engine,
         )
-    summary = DemoSummary(url, corpus_path, types_path, size, seed, corpus.n_sentences, engine=engine)
-    _step(console, timings, "summary", "read the marts", collect_summary, summary, corpus_batch, engine)
+    summary = DemoSummary(target, corpus_path, types_path, size, seed, corpus.n_sentences)
+    _step(console, timings, "summary", "read the marts", collect_summary, summary, corpus_batch)
     timings["total"] = time.perf_counter() - start
     summary.timings = timings
     return summary
@@ -309,7 +297,7 @@ def run_demo(
 def _load_on_postgres(
     console: Console,
     timings: dict[str, float],
-    url: str,
+    target: Target,
     corpus_path: Path,
     types_path: Path,
     processes: int,
@@ -321,9 +309,9 @@ def _load_on_postgres(
         "load_types",
         "load the entity types (types.tsv)",
         load_types,
+        target,
         types_path,
         "tsv",
-        url,
         replace=True,
         type_source="demo",
     )
@@ -343,9 +331,9 @@ def _load_on_postgres(
             "load_corpus",
             f"parse and load the corpus (spaCy, dependency paths, Appendix-A filters; {processes} processes)",
             load_corpus,
+            target,
             corpus_path,
             "jsonl",
-            url,
             corpus=DEMO_CORPUS,
             replace=True,
             processes=processes,
@@ -355,7 +343,7 @@ def _load_on_postgres(
 
 
 def _load_on_spark(
-    console: Console, timings: dict[str, float], corpus_path: Path, types_path: Path
+    console: Console, timings: dict[str, float], target: Target, corpus_path: Path, types_path: Path
 ) -> int | None:
     """The types and the corpus loaded by `sherliic-extract` on Spark (distributed extraction) in one
     child process: its JVM, and with it the one-process metastore, is gone before dbt starts."""
@@ -366,6 +354,7 @@ def _load_on_spark(
         "load the entity types and the corpus on Spark (distributed extraction: spaCy in Spark's "
         "Python workers)",
         _spark_extract,
+        target,
         [
             ["types", "--format", "tsv", "--type-source", "demo", "--replace", str(types_path)],
             ["corpus", "--format", "jsonl", "--corpus", DEMO_CORPUS, "--replace", str(corpus_path)],
@@ -374,17 +363,16 @@ def _load_on_spark(
     return summaries[-1]["batch_id"]
 
 
-def _spark_extract(commands: list[list[str]]) -> list[dict]:
-    """Run `sherliic-extract` commands with SHERLIIC_ENGINE=spark, one child process each; the batch
+def _spark_extract(target: Target, commands: list[list[str]]) -> list[dict]:
+    """Run `sherliic-extract` commands on the Target (Spark), one child process each; the batch
     summaries of all of them."""
     summaries = []
     with tempfile.TemporaryDirectory() as folder:
         for i, command in enumerate(commands):
             path = Path(folder) / f"summary{i}.json"
             argv = [sys.executable, "-m", "extract.cli", "--quiet", "--summary-json", str(path), *command]
-            env = {**os.environ, "SHERLIIC_ENGINE": "spark"}
             completed = subprocess.run(
-                argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+                argv, env=target.environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
             )
             if completed.returncode != 0:
                 errors = [line for line in completed.stderr.splitlines() if line.startswith("error:")]
@@ -393,10 +381,9 @@ def _spark_extract(commands: list[list[str]]) -> list[dict]:
     return summaries
 
 
-def _prepare_db(url: str | None) -> str:
-    url = url or database_url()
-    ensure_schema(url)
-    return url
+def _prepare_db(target: Target) -> None:
+    """Start the embedded server if it is the Target's and it is not running; create the raw schema."""
+    target.ensure_schema()
 
 
 def print_summary(summary: DemoSummary, console: Console) -> None:
@@ -462,15 +449,15 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
         )
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in summary.timings.items() if k != "total")
     console.print(f"Time: {summary.timings.get('total', 0):.1f} s ({steps})")
-    console.print(f"Database: {summary.url}")
+    console.print(f"Database: {summary.target.describe()}")
     query = (
         "select premise_path, hypothesis_path, alignment, relv, sigma, esr "
         "from warehouse.inference_candidates order by score desc limit 20"
     )
     if summary.engine == "spark":
         console.print(
-            "Explore it (SHERLIIC_ENGINE=spark): [italic]from warehouse.marts import open_marts; "
-            f'with open_marts() as m: print(m.rows("{query}"))[/]',
+            "Explore it (SHERLIIC_ENGINE=spark): [italic]from warehouse import read_sql; "
+            f'print(read_sql("{query}", engine="spark"))[/]',
             markup=True,
         )
     else:
@@ -493,33 +480,29 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     "--out", type=click.Path(path_type=Path), default=None, help="Output folder (default out/demo)."
 )
 @click.option("--dbt-verbose", is_flag=True, help="Show dbt's own log lines.")
-@database_url_option
-@engine_option
+@target_options(engines=ENGINES)
 def cli(
     size: int,
     seed: int,
     processes: int,
     out: Path | None,
     dbt_verbose: bool,
-    database_url: str | None,
-    engine: str | None,
+    target: Target,
 ) -> int:
     """The project's main job on a fresh machine (`make demo`): generate the demo corpus, extract and
     load it, dbt build the TEG and the inference candidates, summarise.
 
     Needs nothing outside the checkout. Exit code 1 when a step fails or no candidate is built."""
-    check_engine_and_url(engine, database_url)
     console = Console()
     try:
         summary = run_demo(
-            url=database_url,
+            target,
             size=size,
             seed=seed,
             out_dir=out,
             processes=processes,
             console=console,
             dbt_verbose=dbt_verbose,
-            engine=engine,
         )
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)

@@ -1,2 +1,3 @@
 """Dependency paths (docs/design.md §3), no database: records, spaCy parsing, path extraction, the
-Appendix-A filters and the Stanford label mapping. Used by ingest, baselines and annotation."""
+Appendix-A filters, the Stanford label mapping and the English rendering of typed relations (render.py).
+Used by ingest, baselines and annotation."""

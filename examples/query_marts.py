@@ -3,7 +3,7 @@ the best one holds (the entity pairs both relations share and the sentences behi
 every candidate's scores.
 
     make demo                                    # builds the demo warehouse
-    .venv/bin/python examples/query_marts.py     # options: --database-url URL, --top N, --out DIR
+    .venv/bin/python examples/query_marts.py     # options: --database-url URL, --engine, --top N, --out DIR
     SHERLIIC_ENGINE=spark .venv/bin/python examples/query_marts.py    # the Spark warehouse
 
 tests/test_api.py runs it on a small built warehouse.
@@ -18,9 +18,10 @@ import click
 import pandas as pd
 
 from warehouse import MartError, list_marts, open_warehouse
-from warehouse.command_line import database_url_option, run, version_option
+from warehouse.command_line import run, target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
+from warehouse.target import ENGINES, Target
 
 CANDIDATE_COLUMNS = [
     "premise_typed_rel_id",
@@ -112,17 +113,20 @@ def plot_scores(candidates: pd.DataFrame, path: Path) -> Path:
 
 @click.command()
 @version_option
-@database_url_option
+@target_options(engines=ENGINES)
 @click.option("--top", default=10, show_default=True, help="How many of the best candidates to list.")
 @click.option(
-    "--out", type=click.Path(path_type=Path), default=OUT_DIR / "examples", help="Folder of the plot."
+    "--out",
+    type=click.Path(path_type=Path),
+    default=lambda: out_folder() / "examples",
+    help="Folder of the plot.",
 )
-def cli(database_url: str | None, top: int, out: Path) -> None:
+def cli(target: Target, top: int, out: Path) -> None:
     """Top InfCands, the sentences behind the best one, and a plot of all candidates' scores."""
     pd.set_option("display.width", 200)
     pd.set_option("display.max_colwidth", 60)
     print("marts:", ", ".join(list_marts()))
-    with open_warehouse(database_url=database_url) as warehouse:
+    with open_warehouse(target) as warehouse:
         best = top_candidates(warehouse, top)
         if best.empty:
             raise MartError("inference_candidates is empty: no rule passed the thresholds")

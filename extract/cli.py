@@ -2,7 +2,8 @@
 summarise what is loaded.
 
     sherliic-extract corpus --format F [--corpus NAME] [--replace] [--skip-bad] [--processes N]
-                            [--limit N] [--ner-types] [--ner-mentions] [--docs-dir DIR] FILE...
+                            [--limit N] [--ner-types] [--ner-mentions] [--on-duplicate error|skip]
+                            [--docs-dir DIR] FILE...
     sherliic-extract types --format tsv|ntriples|textent --type-source S FILE...
     sherliic-extract type-map FILE...
     sherliic-extract real [--processes 2] [--limit N] [--ner-mentions] [--no-ner-types] [--only fewrel,trex]
@@ -10,50 +11,76 @@ summarise what is loaded.
     sherliic-extract remove [BATCH_ID...] [--corpus NAME...] [--missing-ok]
     sherliic-extract summary [--json]
 
-Every command takes --database-url (default: DATABASE_URL, else the embedded server). Bad input ends
-with exit code 2 and ``error: FILE:LINE: problem`` (no traceback).
+Every command takes --database-url (default: DATABASE_URL, else the embedded server) and --engine
+(default: SHERLIIC_ENGINE, else postgres), before or after the command: ONE Target is built from them
+and handed to the loaders. Bad input ends with exit code 2 and ``error: FILE:LINE: problem`` (no
+traceback); SIGINT and SIGTERM stop a load with one line and exit code 130 / 143, nothing of the file
+being loaded kept.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from extract import batches
-from extract.batches import BatchSummary, RemovedBatches
+from extract import loading
 from extract.formats import FORMATS
+from extract.load_plan import ON_DUPLICATE
+from extract.real import CORPUS_GROUPS, run_real
 from extract.summary import database_summary, file_label
 from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
-from warehouse.command_line import CONTEXT, USER_ERRORS, database_url_option, run, version_option
-from warehouse.engine import current_engine
+from warehouse.batch_store import BatchSummary, RemovedBatches, open_batch_store
+from warehouse.command_line import (
+    CONTEXT,
+    USER_ERRORS,
+    database_url_option,
+    engine_option,
+    run,
+    target_options,
+    version_option,
+)
+from warehouse.errors import Interrupted
+from warehouse.target import ENGINES, Target
 
 console = Console(stderr=True)
 out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
 BATCH_KINDS = ("corpus", "types", "type_map", "benchmark", "annotation")
+GROUP_TARGET_FLAGS = ("database_url", "engine")  # given before the command, they count for it
 
 
 @dataclass
 class Session:
-    """The group's options, shared by every command; the batch summaries of this invocation."""
+    """The group's own options, shared by every command; the batch summaries of this invocation."""
 
-    database_url: str | None
     quiet: bool
     summary_json: str | None
     summaries: list[BatchSummary] = field(default_factory=list)
 
 
-def _url(ctx: click.Context, database_url: str | None) -> str | None:
-    """--database-url given after the command wins over the one given before it (or DATABASE_URL)."""
-    if ctx.get_parameter_source("database_url") == click.core.ParameterSource.COMMANDLINE:
-        return database_url
-    return ctx.find_object(Session).database_url
+def _target_command(function: Callable) -> Callable:
+    """A command that works on ONE Target (:func:`warehouse.command_line.target_options`, built once,
+    when the command runs) from --database-url/--engine given after the command, else before it (the
+    group's), else the environment."""
+    command = target_options(engines=ENGINES)(function)
+
+    @functools.wraps(command)
+    def with_group_flags(*args: Any, **kwargs: Any) -> Any:
+        group = click.get_current_context().find_root().params
+        for name in GROUP_TARGET_FLAGS:  # after the command wins over before it
+            if kwargs.get(name) is None:
+                kwargs[name] = group.get(name)
+        return command(*args, **kwargs)
+
+    return with_group_flags
 
 
 def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | None]:
@@ -193,38 +220,8 @@ def _listing_table(rows: list[dict]) -> Table:
     return table
 
 
-def _loaders(command: str) -> tuple:
-    """load_corpus, load_types, load_type_map of the engine (SHERLIIC_ENGINE); Nones for a command
-    the engine does not have."""
-    if current_engine() == "postgres" or command == "summary":  # summary: either engine (extract.summary)
-        return batches.load_corpus, batches.load_types, batches.load_type_map
-    if command in ("corpus", "types", "type-map"):
-        return _spark_loaders(command)
-    return None, None, None
-
-
-def _spark_loaders(command: str) -> tuple[Callable, Callable, Callable]:
-    """SHERLIIC_ENGINE=spark: the Spark loaders (extract.spark_load) behind load_corpus, load_types and
-    load_type_map's signatures (the url argument is the Spark catalog's, ignored)."""
-    from extract import spark_load
-    from warehouse.engine import spark_session
-
-    spark = spark_session(f"sherliic-extract-{command}")
-
-    def corpus(file, fmt, _url, processes: int = 1, **kwargs):  # noqa: ARG001 - Spark's cores decide
-        return spark_load.load_corpus(spark, file, fmt, **kwargs)
-
-    def types(file, fmt, _url, **kwargs):
-        return spark_load.load_types(spark, file, fmt, **kwargs)
-
-    def type_map(file, _url, **kwargs):
-        return spark_load.load_type_map(spark, file, **kwargs)
-
-    return corpus, types, type_map
-
-
-def _postgres_only(command: str) -> None:
-    if current_engine() != "postgres":
+def _postgres_only(target: Target, command: str) -> None:
+    if target.engine != "postgres":
         raise click.UsageError(
             f"sherliic-extract {command} runs on Postgres only; unset SHERLIIC_ENGINE=spark"
         )
@@ -242,6 +239,12 @@ def _load_files(session: Session, files: tuple[str, ...], load_one: Callable) ->
             progress("")
             _add_multi_file_notes(exc, session.summaries, list(files[index:]))
             raise
+        except Interrupted as exc:  # SIGINT/SIGTERM: one line saying what was kept
+            progress("")
+            if not exc.detailed:  # stopped outside the batch's transaction: nothing of the file written
+                exc = Interrupted(exc.signum, f"{exc.name}: stopped loading {file}; nothing of it was kept")
+            _add_multi_file_notes(exc, session.summaries, list(files[index:]))
+            raise exc from None
         progress("")  # closes the file's bar
         _done(session, summary)
     out.print(_batch_table(session.summaries))
@@ -271,11 +274,6 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float
     return value
 
 
-def _database_url(function: Callable) -> Callable:
-    """--database-url on a command: the same option as the group's, for either position."""
-    return click.pass_context(database_url_option(function))
-
-
 files_argument = click.argument("files", nargs=-1, required=True, metavar="FILE...")
 replace_option = click.option("--replace", is_flag=True, help="Reload a file that is already loaded.")
 skip_bad_option = click.option(
@@ -290,6 +288,7 @@ skip_bad_option = click.option(
 )
 @version_option
 @database_url_option
+@engine_option
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @click.option(
     "--summary-json",
@@ -297,8 +296,10 @@ skip_bad_option = click.option(
     help="Also write the load batches' summaries as JSON to this file.",
 )
 @click.pass_context
-def cli(ctx: click.Context, database_url: str | None, quiet: bool, summary_json: str | None) -> None:
-    ctx.obj = Session(database_url, quiet, summary_json)
+def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flags: str | None) -> None:
+    # --database-url and --engine given here are the command's: it builds the one Target from them
+    # (_target_command reads them from this context's params)
+    ctx.obj = Session(quiet, summary_json)
 
 
 @cli.command(help="Extract paths from corpus files and load them (one batch per file).")
@@ -326,15 +327,24 @@ def cli(ctx: click.Context, database_url: str | None, quiet: bool, summary_json:
     is_flag=True,
     help="Also add spaCy NER entities of the same sentences (id = normalised name).",
 )
+@click.option(
+    "--on-duplicate",
+    type=click.Choice(ON_DUPLICATE),
+    default="error",
+    show_default=True,
+    help="A document id already used in the corpus (this file or a loaded one): refuse the file, naming "
+    "both documents (error), or keep the first and skip the later one (skip).",
+)
 @click.option("--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder).")
 @click.option(
     "--min-posterior", type=float, default=0.0, callback=_finite, help="facc1: minimum entity posterior."
 )
 @files_argument
-@_database_url
+@_target_command
+@click.pass_obj
 def corpus(
-    ctx: click.Context,
-    database_url: str | None,
+    session: Session,
+    target: Target,
     fmt: str,
     corpus: str | None,
     replace: bool,
@@ -343,20 +353,19 @@ def corpus(
     limit: int | None,
     ner_types: bool,
     ner_mentions: bool,
+    on_duplicate: str,
     docs_dir: str | None,
     min_posterior: float,
     files: tuple[str, ...],
 ) -> None:
-    load_corpus, _, _ = _loaders("corpus")
-    url = _url(ctx, database_url)
     options = {"docs_dir": docs_dir, "min_posterior": min_posterior} if fmt == "facc1" else {}
     _load_files(
-        ctx.find_object(Session),
+        session,
         files,
-        lambda file, progress: load_corpus(
+        lambda file, progress: loading.load_corpus(
+            target,
             file,
             fmt,
-            url,
             corpus=corpus,
             replace=replace,
             skip_bad=skip_bad,
@@ -366,6 +375,7 @@ def corpus(
             limit=limit,
             reader_options=options,
             progress=progress,
+            on_duplicate=on_duplicate,
         ),
     )
 
@@ -383,23 +393,22 @@ def corpus(
 @replace_option
 @skip_bad_option
 @files_argument
-@_database_url
+@_target_command
+@click.pass_obj
 def types(
-    ctx: click.Context,
-    database_url: str | None,
+    session: Session,
+    target: Target,
     fmt: str,
     type_source: str | None,
     replace: bool,
     skip_bad: bool,
     files: tuple[str, ...],
 ) -> None:
-    _, load_types, _ = _loaders("types")
-    url = _url(ctx, database_url)
     _load_files(
-        ctx.find_object(Session),
+        session,
         files,
-        lambda file, _progress: load_types(
-            file, fmt, url, replace=replace, skip_bad=skip_bad, type_source=type_source
+        lambda file, _progress: loading.load_types(
+            target, file, fmt, replace=replace, skip_bad=skip_bad, type_source=type_source
         ),
     )
 
@@ -408,16 +417,13 @@ def types(
 @replace_option
 @skip_bad_option
 @files_argument
-@_database_url
-def type_map(
-    ctx: click.Context, database_url: str | None, replace: bool, skip_bad: bool, files: tuple[str, ...]
-) -> None:
-    _, _, load_type_map = _loaders("type-map")
-    url = _url(ctx, database_url)
+@_target_command
+@click.pass_obj
+def type_map(session: Session, target: Target, replace: bool, skip_bad: bool, files: tuple[str, ...]) -> None:
     _load_files(
-        ctx.find_object(Session),
+        session,
         files,
-        lambda file, _progress: load_type_map(file, url, replace=replace, skip_bad=skip_bad),
+        lambda file, _progress: loading.load_type_map(target, file, replace=replace, skip_bad=skip_bad),
     )
 
 
@@ -436,10 +442,11 @@ def type_map(
 )
 @replace_option
 @click.option("--json", "json_file", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
-@_database_url
+@_target_command
+@click.pass_obj
 def real(
-    ctx: click.Context,
-    database_url: str | None,
+    session: Session,
+    target: Target,
     processes: int,
     limit: int | None,
     ner_mentions: bool,
@@ -448,10 +455,7 @@ def real(
     replace: bool,
     json_file: str | None,
 ) -> None:
-    from extract.real import CORPUS_GROUPS, run_real
-
-    _postgres_only("real")
-    session = ctx.find_object(Session)
+    _postgres_only(target, "real")
     groups = tuple(g.strip() for g in only.split(",") if g.strip())
     unknown = sorted(set(groups) - set(CORPUS_GROUPS))
     if unknown or not groups:
@@ -466,7 +470,7 @@ def real(
 
     try:
         result = run_real(
-            _url(ctx, database_url),
+            target,
             processes=processes,
             limit=limit,
             ner_types=not no_ner_types,
@@ -492,17 +496,10 @@ def real(
 @click.option("--corpus", metavar="NAME", help="Only the batches of this corpus.")
 @click.option("--kind", type=click.Choice(BATCH_KINDS), help="Only batches of this kind.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-@_database_url
-def list_batches(
-    ctx: click.Context, database_url: str | None, corpus: str | None, kind: str | None, as_json: bool
-) -> None:
-    if current_engine() == "postgres":
-        rows = batches.list_batches(_url(ctx, database_url), corpus=corpus, kind=kind)
-    else:
-        from extract import spark_load
-        from warehouse.engine import spark_session
-
-        rows = spark_load.list_batches(spark_session("sherliic-extract-batches"), corpus=corpus, kind=kind)
+@_target_command
+def list_batches(target: Target, corpus: str | None, kind: str | None, as_json: bool) -> None:
+    with open_batch_store(target) as store:
+        rows = store.batches(corpus=corpus, kind=kind)
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return
@@ -526,30 +523,17 @@ def list_batches(
     is_flag=True,
     help="An unknown batch id or corpus is reported, not an error (scripts that may run twice).",
 )
-@_database_url
+@_target_command
 def remove(
-    ctx: click.Context,
-    database_url: str | None,
+    target: Target,
     batch_ids: tuple[int, ...],
     corpora: tuple[str, ...],
     missing_ok: bool,
 ) -> None:
     if not batch_ids and not corpora:
         raise click.UsageError("name the batches to remove: BATCH_ID... and/or --corpus NAME")
-    if current_engine() == "postgres":
-        removed = batches.remove_batches(
-            _url(ctx, database_url), batch_ids=batch_ids, corpora=corpora, missing_ok=missing_ok
-        )
-    else:
-        from extract import spark_load
-        from warehouse.engine import spark_session
-
-        removed = spark_load.remove_batches(
-            spark_session("sherliic-extract-remove"),
-            batch_ids=batch_ids,
-            corpora=corpora,
-            missing_ok=missing_ok,
-        )
+    with open_batch_store(target) as store:
+        removed = store.remove(batch_ids=batch_ids, corpora=corpora, missing_ok=missing_ok)
     console.print(removal_message(removed), markup=False, highlight=False, soft_wrap=True)
 
 
@@ -571,10 +555,10 @@ def removal_message(removed: RemovedBatches) -> str:
 
 @cli.command(help="Counts per table, rejections per rule, typed-entity share.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
-@_database_url
-def summary(ctx: click.Context, database_url: str | None, as_json: bool) -> None:
-    _postgres_only("summary")
-    result = database_summary(_url(ctx, database_url))
+@_target_command
+def summary(target: Target, as_json: bool) -> None:
+    _postgres_only(target, "summary")
+    result = database_summary(target)
     if as_json:
         print(json.dumps(result, indent=2))
     else:
@@ -583,7 +567,7 @@ def summary(ctx: click.Context, database_url: str | None, as_json: bool) -> None
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(cli, argv, prog_name="sherliic-extract")
+    return run(cli, argv, prog_name="sherliic-extract", signals=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Document results → raw-schema rows: the one definition shared by the Postgres loader (COPY,
-:mod:`extract.batches`) and the Spark loader (:mod:`extract.spark_load`).
+:mod:`extract.postgres_load`) and the Spark loader (:mod:`extract.spark_load`).
 
 - :func:`document_rows`: a document's sentence rows (only sentences with a kept path, in the order of
   their first kept path) and its relation-instance rows, which point at a sentence by its position in

@@ -22,17 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extract.batches import (
-    BatchSummary,
-    load_corpus,
-    load_title_types,
-    load_type_map,
-    load_types,
-)
-from extract.formats._common import json_lines
+from extract.formats.common import json_lines
+from extract.loading import load_corpus, load_title_types, load_type_map, load_types
 from extract.summary import database_summary, file_label
 from extract.types import textent_names
+from warehouse.batch_store import BatchSummary
 from warehouse.settings import shared_data_dir
+from warehouse.target import Target
 
 CORPUS_GROUPS = ("fewrel", "trex", "google_re", "grec")
 
@@ -92,7 +88,7 @@ def grec_names(inputs: RealInputs) -> dict[str, str]:
 
 
 def run_real(
-    url: str | None = None,
+    target: Target,
     *,
     processes: int = 2,
     limit: int | None = None,
@@ -115,9 +111,9 @@ def run_real(
         if on_batch is not None:
             on_batch(summary)
 
-    note(load_type_map(inputs.type_map, url, replace=replace))
+    note(load_type_map(target, inputs.type_map, replace=replace))
     for path in inputs.textent:
-        note(load_types(path, "textent", url, replace=replace))
+        note(load_types(target, path, "textent", replace=replace))
     names = grec_names(inputs) if any(fmt == "grec" for fmt, _ in inputs.corpora) else {}
     for index, (fmt, path) in enumerate(inputs.corpora, start=1):
         options = {"names": names} if fmt == "grec" else {}
@@ -125,9 +121,9 @@ def run_real(
         progress = progress_factory(label) if progress_factory else None
         note(
             load_corpus(
+                target,
                 path,
                 fmt,
-                url,
                 corpus=fmt,  # each group is one corpus: select them with the dbt var `corpora`
                 replace=replace,
                 processes=processes,
@@ -138,7 +134,7 @@ def run_real(
                 progress=progress,
             )
         )
-    note(load_title_types(inputs.textent, url, out_dir=out_dir))
-    result = database_summary(url)
+    note(load_title_types(target, inputs.textent, out_dir=out_dir))
+    result = database_summary(target)
     result["batches_run"] = [s.to_dict() for s in summaries]
     return result

@@ -1,10 +1,9 @@
 """What is in the raw schema: counts per table and per corpus, rejections per rule, the typed-entity
-share (`sherliic-extract summary`), on either engine (SHERLIIC_ENGINE)."""
+share (`sherliic-extract summary`), on either engine (the Target's)."""
 
 from __future__ import annotations
 
-from warehouse import server
-from warehouse.marts import open_marts
+from warehouse.target import Target
 
 # sentences parsed by a corpus load: a number in the batch's options (Postgres jsonb, Spark JSON text)
 SENTENCES_PARSED = {
@@ -13,16 +12,15 @@ SENTENCES_PARSED = {
 }
 
 
-def database_summary(url: str | None = None, engine: str | None = None) -> dict:
+def database_summary(target: Target) -> dict:
     """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
 
     typed share = entities of corpus batches with at least one type (any loaded type batch or inline
     type) / all such entities; also given for the entities that occur in relation instances.
-    Read from `engine`'s warehouse (default: Postgres at `url` if given, else SHERLIIC_ENGINE's).
+    Read from the Target's raw schema (on Postgres created first if missing).
     """
-    with open_marts(engine, url) as marts:
-        if marts.engine == "postgres":
-            server.ensure_schema(url)
+    target.ensure_schema()
+    with target.marts() as marts:
 
         def one(query: str) -> int:
             return int(marts.one(query)[0] or 0)

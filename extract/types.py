@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from extract.formats._common import ErrorHandler, check_id, read_lines, report
+from extract.formats.common import ErrorHandler, check_id, nfc, read_lines, report
 from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")
@@ -72,9 +72,12 @@ def read_tsv(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[str, s
 
 
 def _ids(path: Path, line: int, on_error: ErrorHandler, **fields: str) -> tuple[str, ...] | None:
-    """The fields if each is a valid identifier (:func:`check_id`); else the error is reported, None."""
+    """The fields in NFC if each is a valid identifier (:func:`check_id`); else the error is reported,
+    None."""
     try:
-        return tuple(check_id(value, name.replace("_", " "), path, line) for name, value in fields.items())
+        return tuple(
+            nfc(check_id(value, name.replace("_", " "), path, line)) for name, value in fields.items()
+        )
     except InputError as exc:
         report(exc, on_error)
         return None
@@ -125,7 +128,7 @@ def read_textent(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[st
         types = [figer_type(t) for t in cols[2].split(",") if t.strip()]
         row = _ids(path, line, on_error, entity=cols[0].strip(), **{f"type {t}": t for t in types})
         if row is not None:
-            yield cols[0].strip(), cols[1].strip(), types
+            yield row[0], cols[1].strip(), list(row[1:])
 
 
 def read_type_rows(

@@ -10,8 +10,8 @@ from test_annotation_helpers import make_warehouse
 
 from annotation.sampling import sample_batch
 from annotation.server import make_server, serve_in_thread
-from warehouse.server import connect
-from warehouse.settings import OUT_DIR
+from warehouse.settings import out_folder
+from warehouse.target import Target
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -37,14 +37,14 @@ def chromium_path() -> Path:
     return CHROMIUM
 
 
-def test_annotate_in_the_browser(chromium_path: Path, fresh_db_url: str) -> None:
+def test_annotate_in_the_browser(chromium_path: Path, fresh_target: Target) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
-    make_warehouse(fresh_db_url)
-    sample_batch("web", 2, hypotheses_per_premise=3, seed=3, url=fresh_db_url)
-    server = make_server(fresh_db_url, port=0, target=5)
+    make_warehouse(fresh_target)
+    sample_batch(fresh_target, "web", 2, hypotheses_per_premise=3, seed=3)
+    server = make_server(fresh_target, port=0, judgements_per_item=5)
     serve_in_thread(server)
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    screenshot = OUT_DIR / "annotation_page.png"
+    screenshot = out_folder() / "annotation_page.png"
     screenshot.parent.mkdir(parents=True, exist_ok=True)
     try:
         with sync_api.sync_playwright() as pw:
@@ -84,7 +84,7 @@ def test_annotate_in_the_browser(chromium_path: Path, fresh_db_url: str) -> None
     finally:
         server.shutdown()
         server.server_close()
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         stored = dict(
             conn.execute(
                 "select item_id, answer from raw.annotation_judgements "

@@ -4,7 +4,7 @@ independently of the TEG build. Imported by tests/test_annotation_*.py."""
 
 from __future__ import annotations
 
-from warehouse.server import connect
+from warehouse.target import Target
 
 # (premise path, premise types, hypothesis path, hypothesis types, alignment, score)
 CANDIDATES = [
@@ -76,9 +76,9 @@ CANDIDATES = [
 ENTITIES = ["Google", "Microsoft", "Larry Page", "Bill Gates", "Russia", "Cuba", "Napoleon", "Spain"]
 
 
-def make_warehouse(url: str) -> None:
+def make_warehouse(target: Target) -> None:
     """Create warehouse.inference_candidates / typed_relations / teg_edges / entities with CANDIDATES."""
-    with connect(url) as conn:
+    with target.connect() as conn:
         conn.execute("create schema if not exists warehouse")
         conn.execute(
             """

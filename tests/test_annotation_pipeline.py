@@ -7,7 +7,7 @@ from pathlib import Path
 
 from annotation.sampling import sample_batch
 from warehouse.dbt import run_dbt
-from warehouse.server import connect
+from warehouse.target import Target
 
 PAIRS = [(f"e{i}", f"f{i}") for i in range(1, 7)]
 RELATIONS = {
@@ -20,8 +20,8 @@ RELATIONS = {
 VARS = {"top_k_types": 2, "r_min": 1, "min_relv": 0, "min_sigma": -1000000, "min_esr": 0}
 
 
-def _load_raw_graph(url: str) -> None:
-    with connect(url) as conn:
+def _load_raw_graph(target: Target) -> None:
+    with target.connect() as conn:
         batch = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
             "values ('fixture', 'jsonl', 'corpus', 'c', 'loaded', 'fixture') returning batch_id"
@@ -50,15 +50,15 @@ def _load_raw_graph(url: str) -> None:
         conn.commit()
 
 
-def test_meta_rules_and_sampling_on_the_real_marts(fresh_db_url: str, tmp_path: Path) -> None:
-    _load_raw_graph(fresh_db_url)
+def test_meta_rules_and_sampling_on_the_real_marts(fresh_target: Target, tmp_path: Path) -> None:
+    _load_raw_graph(fresh_target)
     private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
     run_dbt(
+        fresh_target,
         ["run", "--select", "+inference_candidates", "+teg_edges", "+entities", "tag:meta_rules", *private],
-        fresh_db_url,
         VARS,
     )
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         implicative = conn.execute("select verb, n_rules from warehouse.meta_rules_implicative").fetchall()
         crossed = conn.execute(
             "select n_rules from warehouse.meta_rules_word where premise_pattern = 'nsubj^-___X___dobj' "
@@ -67,9 +67,9 @@ def test_meta_rules_and_sampling_on_the_real_marts(fresh_db_url: str, tmp_path: 
     assert implicative == [("agree", 1)]
     assert crossed == [(1,)]
 
-    summary = sample_batch("real", 2, hypotheses_per_premise=2, seed=1, url=fresh_db_url)
+    summary = sample_batch(fresh_target, "real", 2, hypotheses_per_premise=2, seed=1)
     assert summary.n_items >= 2
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         items = conn.execute(
             "select premise_path, hypothesis_path, alignment, premise_text, hypothesis_text, examples_a, "
             "examples_b from raw.annotation_items"

@@ -19,7 +19,7 @@ from annotation.results import import_results
 from annotation.sampling import sample_batch
 from annotation.server import MAX_BODY_BYTES, make_server, serve_in_thread
 from warehouse.errors import InputError
-from warehouse.server import connect
+from warehouse.target import Target
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -35,7 +35,7 @@ class Response:
 class Page:
     """The server, and what its annotation page offers to worker `worker`."""
 
-    url: str
+    target: Target
     port: int
     token: str
     item_ids: list[str]
@@ -68,27 +68,27 @@ class Page:
         return fields + [(f"answer_{item_id}", "yes") for item_id in self.item_ids]
 
 
-def judgements(url: str) -> int:
-    with connect(url) as conn:
+def judgements(target: Target) -> int:
+    with target.connect() as conn:
         return conn.execute("select count(*) from raw.annotation_judgements").fetchone()[0]
 
 
 @pytest.fixture(scope="module")
-def page(make_database) -> Iterator[Page]:
-    url = make_database()
-    make_warehouse(url)
-    sample_batch("b1", 2, hypotheses_per_premise=2, seed=7, url=url)
-    server = make_server(url, port=0, target=5)
+def page(make_target) -> Iterator[Page]:
+    target = make_target()
+    make_warehouse(target)
+    sample_batch(target, "b1", 2, hypotheses_per_premise=2, seed=7)
+    server = make_server(target, port=0, judgements_per_item=5)
     serve_in_thread(server)
     port = server.server_address[1]
     try:
-        probe = Page(url, port, "", [])
+        probe = Page(target, port, "", [])
         shown = probe.request("GET", "/?worker=reader&task=sherliic")
         assert shown.status == 200
         (token,) = re.findall(r"name='token' value='([^']+)'", shown.text)
         item_ids = re.findall(r"name='item' value='([^']+)'", shown.text)
         assert len(token) >= 32 and item_ids
-        yield Page(url, port, token, item_ids)
+        yield Page(target, port, token, item_ids)
     finally:
         server.shutdown()
         server.server_close()
@@ -107,11 +107,11 @@ def test_the_page_is_served_with_its_token_and_security_headers(page: Page) -> N
 
 
 def test_a_form_from_the_page_is_stored(page: Page) -> None:
-    before = judgements(page.url)
+    before = judgements(page.target)
     origin = {"Origin": f"http://127.0.0.1:{page.port}"}
     response = page.post(page.answers("w-good"), origin)
     assert response.status == 303 and response.headers["Location"].startswith("/?worker=w-good")
-    assert judgements(page.url) == before + len(page.item_ids)
+    assert judgements(page.target) == before + len(page.item_ids)
 
 
 @pytest.mark.parametrize(
@@ -128,10 +128,10 @@ def test_a_form_from_the_page_is_stored(page: Page) -> None:
     ],
 )
 def test_forms_not_from_the_page_are_refused(page: Page, headers, host, token, status, message) -> None:
-    before = judgements(page.url)
+    before = judgements(page.target)
     response = page.post(page.answers("w-forged", token=token), headers, host=host.format(port=page.port))
     refused(response, status, message)
-    assert judgements(page.url) == before
+    assert judgements(page.target) == before
 
 
 def test_a_foreign_host_cannot_read_the_page(page: Page) -> None:
@@ -156,9 +156,9 @@ def test_a_foreign_host_cannot_read_the_page(page: Page) -> None:
     ],
 )
 def test_malformed_posts_get_a_4xx(page: Page, body, headers, status, message) -> None:
-    before = judgements(page.url)
+    before = judgements(page.target)
     refused(page.request("POST", "/submit", body, headers), status, message)
-    assert judgements(page.url) == before
+    assert judgements(page.target) == before
 
 
 def test_a_body_shorter_than_its_content_length_gets_a_400(page: Page) -> None:
@@ -173,28 +173,28 @@ def test_a_body_shorter_than_its_content_length_gets_a_400(page: Page) -> None:
 
 
 def test_duplicate_item_ids_are_refused(page: Page) -> None:
-    before = judgements(page.url)
+    before = judgements(page.target)
     fields = page.answers("w-dup") + [("item", page.item_ids[0])]
     refused(page.post(fields), 400, f"item &#x27;{page.item_ids[0]}&#x27; appears more than once")
     refused(
         page.post(page.answers("w-dup") + [("worker", "w-other")]), 400, "field &#x27;worker&#x27; appears 2"
     )
-    assert judgements(page.url) == before
+    assert judgements(page.target) == before
 
 
 def test_a_judgement_of_another_task_than_its_batch_is_refused(page: Page) -> None:
     """Batch b1 is a SherLIiC batch: Zeichner's two-step judgements of its items are refused."""
-    before = judgements(page.url)
+    before = judgements(page.target)
     item_id = page.item_ids[0]
     fields = [("token", page.token), ("worker", "w-z"), ("task", "zeichner"), ("item", item_id)]
     fields += [(f"pm_{item_id}", "yes"), (f"hm_{item_id}", "yes"), (f"answer_{item_id}", "yes")]
     refused(page.post(fields), 400, "of task &#x27;sherliic&#x27;, not a &#x27;zeichner&#x27; batch")
-    assert judgements(page.url) == before
+    assert judgements(page.target) == before
 
 
 def test_an_imported_judgement_of_another_task_than_its_batch_is_refused(page: Page, tmp_path) -> None:
     """The same check guards results CSVs (annotation.results.store_judgements is the one place)."""
-    before = judgements(page.url)
+    before = judgements(page.target)
     path = tmp_path / "zeichner_results.csv"
     path.write_text(
         "item_id,worker_id,premise_meaningful,hypothesis_meaningful,answer\n"
@@ -203,14 +203,14 @@ def test_an_imported_judgement_of_another_task_than_its_batch_is_refused(page: P
     with pytest.raises(
         InputError, match=r"zeichner_results.csv:2: item .* of task 'sherliic', not a 'zeichner'"
     ):
-        import_results(path, task="zeichner", url=page.url)
-    assert judgements(page.url) == before
+        import_results(page.target, path, task="zeichner")
+    assert judgements(page.target) == before
 
 
 def test_ids_the_database_cannot_store_are_refused(page: Page) -> None:
-    before = judgements(page.url)
+    before = judgements(page.target)
     refused(page.request("GET", "/?worker=w%00x&task=sherliic"), 400, "annotator id contains a NUL")
     refused(page.request("GET", "/?worker=w&batch=b%00"), 400, "batch name contains a NUL")
     refused(page.post(page.answers("w\x00nul")), 400, "annotator id contains a NUL")
     refused(page.post(page.answers("w" * 801)), 400, "identifiers are limited to 800 bytes")
-    assert judgements(page.url) == before
+    assert judgements(page.target) == before

@@ -31,14 +31,15 @@ from warehouse.api import (
 )
 from warehouse.dbt import dbt_executable, run_dbt
 from warehouse.errors import DatabaseUnavailable
-from warehouse.server import dbt_env, server_url
+from warehouse.server import with_database
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT
+from warehouse.target import Target
 
 
 @pytest.fixture(scope="module")
-def built(make_database, tmp_path_factory) -> Iterator[str]:
+def built(make_target, tmp_path_factory) -> Iterator[str]:
     """The planted graph's TEG and InfCands (tag:teg), built once for the module."""
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, planted_graph())
     build(url, tmp_path_factory.mktemp("dbt"))
     yield url
@@ -132,7 +133,7 @@ def test_mistakes_are_one_clear_error(built: str) -> None:
         with pytest.raises(ValueError, match="limit must be a non-negative integer"):
             read_mart("relations", limit=bad, database_url=built)
     with pytest.raises(DatabaseUnavailable, match="sherliic_test_no_such_database"):
-        read_mart("relations", database_url=server_url("sherliic_test_no_such_database"))
+        read_mart("relations", database_url=with_database(built, "sherliic_test_no_such_database"))
 
 
 def test_check_corpora_compares_sets_and_names_the_rebuild_command() -> None:
@@ -155,12 +156,12 @@ def test_check_corpora_compares_sets_and_names_the_rebuild_command() -> None:
     )
 
 
-def test_corpora_without_the_corpora_mart_is_a_clear_error(fresh_db_url: str) -> None:
+def test_corpora_without_the_corpora_mart_is_a_clear_error(fresh_target: Target) -> None:
     # a warehouse built before teg_corpora existed (here: nothing built at all)
     with pytest.raises(
         MartError, match=f"no mart warehouse.{CORPORA_MART}, so the corpora it was built from"
     ):
-        read_mart("relations", corpora=["demo"], database_url=fresh_db_url)
+        read_mart("relations", corpora=["demo"], target=fresh_target)
 
 
 @pytest.mark.skipif(
@@ -218,8 +219,8 @@ def test_example_script_explains_crossed_candidates(built: str) -> None:
         assert row.premise == f"S{i} sold to P{i}." and row.hypothesis == f"P{i} bought from S{i}."
 
 
-def test_example_script_fails_in_one_line_without_marts(fresh_db_url: str, tmp_path) -> None:
-    completed = run_example(fresh_db_url, tmp_path)
+def test_example_script_fails_in_one_line_without_marts(fresh_target: Target, tmp_path) -> None:
+    completed = run_example(fresh_target.url(), tmp_path)
     assert completed.returncode == 2
     assert completed.stderr.strip().splitlines() == [
         "error: mart inference_candidates has not been built in this warehouse (postgres); build it with "
@@ -254,16 +255,16 @@ def test_column_docs_are_postgres_comments(built: str) -> None:
     assert view[0][0] == "The sentence the instance was extracted from."
 
 
-def test_every_mart_column_is_described(fresh_db_url: str, tmp_path) -> None:
+def test_every_mart_column_is_described(fresh_target: Target, tmp_path) -> None:
     """Every column of every mart, as dbt builds it, has a YAML description (so a new column cannot go
     undocumented), and every described column exists. `dbt run --empty` builds all models with no rows:
     the columns are those the SQL really selects, whatever the data."""
     target = tmp_path / "target"
-    run_dbt(["run", "--empty", "--target-path", str(target), "--log-path", str(tmp_path)], fresh_db_url)
+    run_dbt(fresh_target, ["run", "--empty", "--target-path", str(target), "--log-path", str(tmp_path)])
     manifest = json.loads((target / "manifest.json").read_text())
     undocumented, stale = [], []
     for mart in list_marts():
-        comments = column_comments(fresh_db_url, mart)
+        comments = column_comments(fresh_target.url(), mart)
         assert comments, f"mart {mart} was not built"
         undocumented += [f"{mart}.{name}" for name, text in comments.items() if not (text or "").strip()]
         described = manifest["nodes"][f"model.sherliic.{mart}"]["columns"]
@@ -276,13 +277,13 @@ def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
     """`make dbt-docs`: the catalog carries the comments; the site is served on 127.0.0.1, offline."""
     target = tmp_path / "target"
     generate = ["docs", "generate", "--target-path", str(target), "--log-path", str(tmp_path)]
-    run_dbt(generate, built, {"docs_catalog": True})
+    run_dbt(Target.postgres(built), generate, {"docs_catalog": True})
     catalog = json.loads((target / "catalog.json").read_text())
     node = catalog["nodes"]["model.sherliic.inference_candidates"]
     assert node["metadata"]["comment"].startswith("SherLIiC's InfCands")
     assert node["columns"]["relv"]["comment"] == "Relv(A,B) = |A∩B|·|E|² / (|A|·|B|)"
     # the next parse (no docs_catalog) in the same target folder builds into the staging schema again
-    run_dbt(["parse", "--target-path", str(target), "--log-path", str(tmp_path)], built)
+    run_dbt(Target.postgres(built), ["parse", "--target-path", str(target), "--log-path", str(tmp_path)])
     manifest = json.loads((target / "manifest.json").read_text())
     assert manifest["nodes"]["model.sherliic.inference_candidates"]["schema"] == "warehouse__next"
     with socket.socket() as probe:  # a free port
@@ -291,7 +292,9 @@ def test_dbt_docs_generate_and_serve_on_localhost(built: str, tmp_path) -> None:
     project = str(DBT_PROJECT_DIR)
     command = [dbt_executable(), "docs", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-browser"]
     command += ["--project-dir", project, "--profiles-dir", project, "--target-path", str(target)]
-    serving = subprocess.Popen(command, env=dbt_env(built), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    serving = subprocess.Popen(
+        command, env=Target.postgres(built).dbt_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -320,7 +323,7 @@ def test_a_build_with_docs_catalog_is_refused(built: str, tmp_path, capfd) -> No
         "--log-path",
         str(tmp_path),
     ]
-    assert run_dbt(build_args, built, {"docs_catalog": True}, check=False) != 0
+    assert run_dbt(Target.postgres(built), build_args, {"docs_catalog": True}, check=False) != 0
     assert "docs_catalog is for `dbt docs generate` only" in capfd.readouterr().out
-    assert run_dbt(build_args, built, {"docs_catalog": "yes"}, check=False) != 0
+    assert run_dbt(Target.postgres(built), build_args, {"docs_catalog": "yes"}, check=False) != 0
     assert "invalid dbt var docs_catalog" in capfd.readouterr().out

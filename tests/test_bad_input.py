@@ -12,11 +12,11 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-import psycopg
 import pytest
 
 from baselines import catalog, datasets
@@ -24,20 +24,22 @@ from baselines.evaluate import evaluate_baseline
 from baselines.registry import Context
 from deppath.extraction import MAX_MENTIONS_PER_SENTENCE, SENTENCE_TOO_LONG, TOO_MANY_MENTIONS
 from extract import cli
-from extract.batches import load_corpus
-from extract.formats._common import MAX_DOCUMENT_CHARS, MAX_ID_BYTES, check_input_file
+from extract.formats.common import MAX_DOCUMENT_CHARS, MAX_ID_BYTES, check_input_file
+from extract.loading import load_corpus
+from extract.summary import database_summary
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError
 from warehouse.export import _sql_spreadsheet_safe, spreadsheet_safe, spreadsheet_unsafe
+from warehouse.target import Target
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 BENCH = Path(__file__).parent / "fixtures" / "benchmarks"
 GOOD = FORMATS / "sample.jsonl"
 
 
-def _extract(url: str, capsys, *args: str) -> tuple[int, str]:
+def _extract(target: Target, capsys, *args: str) -> tuple[int, str]:
     """sherliic-extract in-process: (exit code, stderr with the console's line wrapping undone)."""
-    code = cli.main(["--database-url", url, "--quiet", *args])
+    code = cli.main(["--database-url", target.url(), "--quiet", *args])
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return code, err
@@ -47,15 +49,15 @@ def _error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
-def _batches(url: str) -> list[tuple]:
-    with psycopg.connect(url) as conn:
+def _batches(target: Target) -> list[tuple]:
+    with target.connect() as conn:
         return conn.execute(
             "select status, n_bad_lines, options ->> 'error' from raw.load_batches order by batch_id"
         ).fetchall()
 
 
-def _count(url: str, table: str) -> int:
-    with psycopg.connect(url) as conn:
+def _count(target: Target, table: str) -> int:
+    with target.connect() as conn:
         return conn.execute(f"select count(*) from raw.{table}").fetchone()[0]
 
 
@@ -70,69 +72,69 @@ OK_LINE = _line(
 
 
 # -- 1. FACC1 without --docs-dir -----------------------------------------------------------------------
-def test_facc1_without_docs_dir_reads_the_texts_next_to_the_annotations(fresh_db_url, capsys):
+def test_facc1_without_docs_dir_reads_the_texts_next_to_the_annotations(fresh_target, capsys):
     code, err = _extract(
-        fresh_db_url, capsys, "corpus", "--format", "facc1", str(FORMATS / "facc1_docs" / "annotations.tsv")
+        fresh_target, capsys, "corpus", "--format", "facc1", str(FORMATS / "facc1_docs" / "annotations.tsv")
     )
     assert code == 0, err
-    assert _batches(fresh_db_url)[0][0] == "loaded" and _count(fresh_db_url, "entities") > 0
+    assert _batches(fresh_target)[0][0] == "loaded" and _count(fresh_target, "entities") > 0
 
 
 # -- 2. a changed file at a loaded path -----------------------------------------------------------------
-def test_changed_file_at_a_loaded_path_is_refused_not_duplicated(fresh_db_url, tmp_path, capsys):
+def test_changed_file_at_a_loaded_path_is_refused_not_duplicated(fresh_target, tmp_path, capsys):
     path = tmp_path / "corpus.jsonl"
     path.write_bytes(GOOD.read_bytes())
-    assert _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", str(path))[0] == 0
-    sentences = _count(fresh_db_url, "sentences")
+    assert _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(path))[0] == 0
+    sentences = _count(fresh_target, "sentences")
     path.write_bytes(GOOD.read_bytes() + OK_LINE.encode() + b"\n")  # one line appended
-    code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", str(path))
+    code, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(path))
     assert code == 2 and len(_error_lines(err)) == 1
     assert "already loaded as batch" in err and "--replace" in err
-    assert _count(fresh_db_url, "sentences") == sentences  # nothing loaded twice
-    code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", "--replace", str(path))
+    assert _count(fresh_target, "sentences") == sentences  # nothing loaded twice
+    code, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", "--replace", str(path))
     assert code == 0, err
-    assert [s for s, _, _ in _batches(fresh_db_url)] == ["failed", "loaded"]
-    assert _count(fresh_db_url, "sentences") == sentences + 1
+    assert [s for s, _, _ in _batches(fresh_target)] == ["failed", "loaded"]
+    assert _count(fresh_target, "sentences") == sentences + 1
 
 
 # -- 4. benchmark items once per (dataset, split, item id) ---------------------------------------------
-def test_two_benchmark_files_for_the_same_split_never_count_an_item_twice(fresh_db_url, tmp_path):
+def test_two_benchmark_files_for_the_same_split_never_count_an_item_twice(fresh_target, tmp_path):
     dev = BENCH / "sherliic_dev_sample.tsv"
-    datasets.load_benchmark(dev, "sherliic_tsv", fresh_db_url, show_progress=False)
+    datasets.load_benchmark(fresh_target, dev, "sherliic_tsv", show_progress=False)
     copy = tmp_path / "dev_copy.tsv"  # another file with the same items (one more line)
     copy.write_text(dev.read_text(encoding="utf-8").replace("\tyes\t", "\tno\t", 1), encoding="utf-8")
     with pytest.raises(InputError, match=r"item id\(s\) of sherliic/dev .* already loaded .* --replace"):
-        datasets.load_benchmark(copy, "sherliic_tsv", fresh_db_url, show_progress=False)
-    items = datasets.load_items(fresh_db_url)
+        datasets.load_benchmark(fresh_target, copy, "sherliic_tsv", show_progress=False)
+    items = datasets.load_items(fresh_target)
     assert len(items) == 3 and items["item_id"].is_unique
-    replaced = datasets.load_benchmark(copy, "sherliic_tsv", fresh_db_url, replace=True, show_progress=False)
+    replaced = datasets.load_benchmark(fresh_target, copy, "sherliic_tsv", replace=True, show_progress=False)
     assert not replaced.skipped and replaced.n_items == 3
-    items = datasets.load_items(fresh_db_url)
+    items = datasets.load_items(fresh_target)
     assert len(items) == 3 and items["item_id"].is_unique and items.loc[0, "label"] == False  # noqa: E712
     # An evaluation given the same items twice still evaluates each item once.
     catalog.load_all()
     twice = datasets.items_frame([*datasets.read_benchmark(dev, "sherliic_tsv", show_progress=False)] * 2)
-    rows = evaluate_baseline("Lemma", twice, Context(database_url=fresh_db_url), on_top_of_lemma=False).rows
+    rows = evaluate_baseline("Lemma", twice, Context(target=fresh_target), on_top_of_lemma=False).rows
     assert rows[0]["split"] == "dev" and rows[0]["n_items"] == 3
 
 
-def _load_benchmark_in_process(url: str, path: str, start, queue) -> None:
+def _load_benchmark_in_process(target: Target, path: str, start, queue) -> None:
     from baselines import datasets  # imported before the start signal: both loads begin together
 
     start.wait(60)
     try:
-        summary = datasets.load_benchmark(path, "sherliic_tsv", url, show_progress=False)
+        summary = datasets.load_benchmark(target, path, "sherliic_tsv", show_progress=False)
         queue.put(("ok", summary.skipped))
     except Exception as exc:  # reported to the parent, which fails the test
         queue.put(("error", f"{type(exc).__name__}: {exc}"))
 
 
-def test_the_same_benchmark_file_loaded_twice_at_once(fresh_db_url):
+def test_the_same_benchmark_file_loaded_twice_at_once(fresh_target):
     ctx = multiprocessing.get_context("spawn")
     start, queue = ctx.Event(), ctx.Queue()
     path = str(BENCH / "sherliic_dev_sample.tsv")
     workers = [
-        ctx.Process(target=_load_benchmark_in_process, args=(fresh_db_url, path, start, queue))
+        ctx.Process(target=_load_benchmark_in_process, args=(fresh_target, path, start, queue))
         for _ in range(2)
     ]
     for worker in workers:
@@ -143,7 +145,7 @@ def test_the_same_benchmark_file_loaded_twice_at_once(fresh_db_url):
         worker.join(300)
     results = sorted(queue.get(timeout=10) for _ in workers)
     assert results == [("ok", False), ("ok", True)]
-    assert _count(fresh_db_url, "benchmark_items") == 3
+    assert _count(fresh_target, "benchmark_items") == 3
 
 
 # -- 5. tracebacks → file:line: problem ------------------------------------------------------------------
@@ -166,7 +168,7 @@ JSONL_CASES = {
     ),
     "bool_entity": (
         _line("Bob met Ann.", [{"start": 0, "end": 3, "entity": True}]),
-        "must be str/int, got bool",
+        "field 'entity' must be str, got bool",
     ),
     "name_not_a_string": (
         _line("Bob met Ann.", [{"start": 0, "end": 3, "entity": "b", "name": {"x": 1}}]),
@@ -180,21 +182,21 @@ JSONL_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(JSONL_CASES))
-def test_bad_record_is_one_line_a_failed_batch_and_skippable(fresh_db_url, tmp_path, capsys, case):
+def test_bad_record_is_one_line_a_failed_batch_and_skippable(fresh_target, tmp_path, capsys, case):
     record, problem = JSONL_CASES[case]
     path = tmp_path / f"{case}.jsonl"
     path.write_text(OK_LINE + "\n" + record + "\n", encoding="utf-8")
-    code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", str(path))
+    code, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(path))
     (line,) = _error_lines(err)
     assert code == 2 and line.startswith(f"error: {path}:2: ") and problem in line
-    assert _batches(fresh_db_url) == [("failed", 0, line.removeprefix("error: "))]
-    assert _count(fresh_db_url, "sentences") == 0
-    code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", "--skip-bad", str(path))
+    assert _batches(fresh_target) == [("failed", 0, line.removeprefix("error: "))]
+    assert _count(fresh_target, "sentences") == 0
+    code, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", "--skip-bad", str(path))
     assert code == 0, err
-    assert _batches(fresh_db_url)[-1][:2] == ("loaded", 1) and _count(fresh_db_url, "sentences") == 1
+    assert _batches(fresh_target)[-1][:2] == ("loaded", 1) and _count(fresh_target, "sentences") == 1
 
 
-def test_trex_non_string_fields_are_refused_not_stored_as_python_reprs(fresh_db_url, tmp_path, capsys):
+def test_trex_non_string_fields_are_refused_not_stored_as_python_reprs(fresh_target, tmp_path, capsys):
     path = tmp_path / "trex.jsonl"
     fact = {
         "uuid": "u",
@@ -204,7 +206,7 @@ def test_trex_non_string_fields_are_refused_not_stored_as_python_reprs(fresh_db_
         "evidences": [{"masked_sentence": "Alan Turing studied [MASK].", "obj_surface": "logic"}],
     }
     path.write_text(json.dumps(fact) + "\n", encoding="utf-8")
-    code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "trex", str(path))
+    code, err = _extract(fresh_target, capsys, "corpus", "--format", "trex", str(path))
     assert code == 2 and f"{path}:1: field 'sub_label' must be str, got dict" in err
 
 
@@ -219,17 +221,17 @@ def test_trex_non_string_fields_are_refused_not_stored_as_python_reprs(fresh_db_
         (b"/m/01\t/people/person\n\t/people/person\n", ":2: expected 'entity<TAB>type'"),
     ],
 )
-def test_bad_type_table_rows(fresh_db_url, tmp_path, capsys, content, problem):
+def test_bad_type_table_rows(fresh_target, tmp_path, capsys, content, problem):
     path = tmp_path / "types.tsv"
     path.write_bytes(content)
-    code, err = _extract(fresh_db_url, capsys, "types", "--format", "tsv", str(path))
+    code, err = _extract(fresh_target, capsys, "types", "--format", "tsv", str(path))
     assert code == 2 and f"{path}{problem}" in " ".join(err.split())
-    assert _batches(fresh_db_url)[0][0] == "failed" and _count(fresh_db_url, "entity_types") == 0
-    code, _ = _extract(fresh_db_url, capsys, "types", "--format", "tsv", "--skip-bad", str(path))
-    assert code == 0 and _count(fresh_db_url, "entity_types") == 1
+    assert _batches(fresh_target)[0][0] == "failed" and _count(fresh_target, "entity_types") == 0
+    code, _ = _extract(fresh_target, capsys, "types", "--format", "tsv", "--skip-bad", str(path))
+    assert code == 0 and _count(fresh_target, "entity_types") == 1
 
 
-def test_files_that_are_not_readable_files(fresh_db_url, tmp_path, capsys):
+def test_files_that_are_not_readable_files(fresh_target, tmp_path, capsys):
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()
     fifo = tmp_path / "fifo.jsonl"
@@ -243,14 +245,14 @@ def test_files_that_are_not_readable_files(fresh_db_url, tmp_path, capsys):
         tmp_path / "missing.jsonl": "file not found",
     }
     for path, problem in cases.items():
-        code, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", str(path))
+        code, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(path))
         assert code == 2 and _error_lines(err)[0].startswith(f"error: {path}: {problem}"), err
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the check as another user")
 def test_permission_denied_is_one_line(tmp_path):
     """root reads every file, so a forked child that became user `nobody` checks a file only root may
-    read (the same check every loader runs before reading: extract.formats._common.check_input_file)."""
+    read (the same check every loader runs before reading: extract.formats.common.check_input_file)."""
     path = tmp_path / "secret.jsonl"
     path.write_text(OK_LINE + "\n")
     path.chmod(0o600)
@@ -273,7 +275,7 @@ def test_permission_denied_is_one_line(tmp_path):
         assert pipe.read().decode() == f"{path}: cannot read the file: Permission denied"
 
 
-def test_benchmark_files_bad_utf8_long_fields_missing_index(fresh_db_url, tmp_path):
+def test_benchmark_files_bad_utf8_long_fields_missing_index(fresh_target, tmp_path):
     header = (BENCH / "sherliic_release_dev.csv").read_text(encoding="utf-8").splitlines()[0]
     row = (
         "0,18,101,8,102,region[B],{middle},military_combatant[A],,region[B],x,y,,True,True,a,b,yes,1,2,0.5,0"
@@ -281,16 +283,16 @@ def test_benchmark_files_bad_utf8_long_fields_missing_index(fresh_db_url, tmp_pa
     bad_utf8 = tmp_path / "dev.csv"
     bad_utf8.write_bytes(f"{header}\n{row}\n".replace("{middle}", "is invaded by").encode() + b"1,\xff\n")
     with pytest.raises(InputError, match=r"dev.csv:3: not valid UTF-8"):
-        datasets.load_benchmark(bad_utf8, "sherliic_csv", fresh_db_url, show_progress=False)
+        datasets.load_benchmark(fresh_target, bad_utf8, "sherliic_csv", show_progress=False)
     long_field = tmp_path / "long_dev.csv"
     long_field.write_text(f"{header}\n" + row.replace("{middle}", '"' + "a" * 200_000 + '"') + "\n")
     with pytest.raises(InputError, match=r"long_dev.csv:2: malformed CSV: field larger than field limit"):
-        datasets.load_benchmark(long_field, "sherliic_csv", fresh_db_url, show_progress=False)
+        datasets.load_benchmark(fresh_target, long_field, "sherliic_csv", show_progress=False)
     with pytest.raises(InputError, match=r"nowhere.tsv: file not found"):
         datasets.load_benchmark(
+            fresh_target,
             BENCH / "sherliic_release_dev.csv",
             "sherliic_csv",
-            fresh_db_url,
             relation_index=tmp_path / "nowhere.tsv",
             show_progress=False,
         )
@@ -298,14 +300,14 @@ def test_benchmark_files_bad_utf8_long_fields_missing_index(fresh_db_url, tmp_pa
     lines = (BENCH / "sherliic_dev_sample.tsv").read_text(encoding="utf-8").splitlines()
     long_id.write_text("\n".join([lines[0], "x" * 3000 + lines[1][2:]]) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"long_id.tsv:2: item id is 3,000 bytes long"):
-        datasets.load_benchmark(long_id, "sherliic_tsv", fresh_db_url, show_progress=False)
-    with psycopg.connect(fresh_db_url) as conn:
+        datasets.load_benchmark(fresh_target, long_id, "sherliic_tsv", show_progress=False)
+    with fresh_target.connect() as conn:
         statuses = conn.execute("select status from raw.load_batches").fetchall()
     # the missing index is found before any batch starts: no batch row for it
-    assert statuses == [("failed",)] * 3 and _count(fresh_db_url, "benchmark_items") == 0
+    assert statuses == [("failed",)] * 3 and _count(fresh_target, "benchmark_items") == 0
 
 
-def test_annotation_results_with_nul_or_bom(fresh_db_url, tmp_path):
+def test_annotation_results_with_nul_or_bom(fresh_target, tmp_path):
     from annotation.results import parse_results
 
     nul = tmp_path / "nul.csv"
@@ -328,7 +330,7 @@ def test_annotation_results_with_nul_or_bom(fresh_db_url, tmp_path):
 
 
 # -- 8. pathological input is bounded and counted ------------------------------------------------------
-def test_trex_line_with_thousands_of_masks_is_bounded_and_counted(fresh_db_url, tmp_path):
+def test_trex_line_with_thousands_of_masks_is_bounded_and_counted(fresh_target, tmp_path):
     masked = "Turing was a British mathematician and " + " , ".join(["[MASK]"] * 5000) + " ."
     fact = {
         "uuid": "u",
@@ -347,14 +349,14 @@ def test_trex_line_with_thousands_of_masks_is_bounded_and_counted(fresh_db_url, 
     }
     path = tmp_path / "patho.jsonl"
     path.write_text(json.dumps(fact) + "\n", encoding="utf-8")
-    summary = load_corpus(path, "trex", fresh_db_url)
+    summary = load_corpus(fresh_target, path, "trex")
     # 5,000 object mentions and one subject in a sentence of ~10,000 tokens: its 5,000 distinct-entity
     # pairs are counted, not walked; the ordinary evidence is extracted as usual.
     assert summary.rejections[SENTENCE_TOO_LONG] == 5000
     assert summary.counts["instances"] == 1
 
 
-def test_many_mentions_in_a_short_sentence_are_bounded(fresh_db_url, tmp_path):
+def test_many_mentions_in_a_short_sentence_are_bounded(fresh_target, tmp_path):
     words = [f"E{i}" for i in range(MAX_MENTIONS_PER_SENTENCE + 1)]
     text = "Alice met " + " and ".join(words) + "."
     mentions = [{"start": 0, "end": 5, "entity": "alice"}]
@@ -363,7 +365,7 @@ def test_many_mentions_in_a_short_sentence_are_bounded(fresh_db_url, tmp_path):
         mentions.append({"start": at, "end": at + len(w), "entity": w})
     path = tmp_path / "many.jsonl"
     path.write_text(_line(text, mentions) + "\n", encoding="utf-8")
-    summary = load_corpus(path, "jsonl", fresh_db_url)
+    summary = load_corpus(fresh_target, path, "jsonl")
     n = len(mentions)
     assert summary.rejections == {TOO_MANY_MENTIONS: n * (n - 1) // 2}
 
@@ -380,13 +382,15 @@ CLIS = {
 }
 
 
-def _cli(name: str, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+def _cli(name: str, args: list[str], env: dict[str, str | None]) -> subprocess.CompletedProcess:
+    """A console script with `env` over this process's environment (None: the variable unset)."""
+    merged = {**os.environ, **env}
     return subprocess.run(
         [str(Path(sys.executable).parent / name), *args],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, **env},
+        env={key: value for key, value in merged.items() if value is not None},
     )
 
 
@@ -405,16 +409,20 @@ def test_every_cli_says_in_one_line_that_the_database_cannot_be_reached(tmp_path
     assert "sherliic-db start" in line
 
 
-def test_unknown_database_and_unknown_role(db_url):
+def test_unknown_database_and_unknown_role(db_target):
+    db_url = db_target.url()
     for url, reason in (
-        (server.server_url("no_such_database_here"), 'database "no_such_database_here" does not exist'),
+        (
+            urlparse(db_url)._replace(path="/no_such_database_here").geturl(),
+            'database "no_such_database_here" does not exist',
+        ),
         (
             db_url.replace(urlparse(db_url).netloc, "no_such_role@", 1),
             'role "no_such_role" does not exist',
         ),
     ):
         with pytest.raises(DatabaseUnavailable, match=reason):
-            server.connect(url)
+            Target.postgres(url).connect()
     assert (
         server.redact("postgresql://u:pw@h/db?password=pw2") == "postgresql://u:***@h/db?password=%2A%2A%2A"
     )
@@ -424,7 +432,7 @@ def test_embedded_server_with_an_unusable_data_directory(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     result = _cli(
-        "sherliic-db", ["start"], {"SHERLIIC_PGDATA": str(blocker / "sub" / "pgdata"), "DATABASE_URL": ""}
+        "sherliic-db", ["start"], {"SHERLIIC_PGDATA": str(blocker / "sub" / "pgdata"), "DATABASE_URL": None}
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     (line,) = _error_lines(result.stderr)
@@ -433,19 +441,19 @@ def test_embedded_server_with_an_unusable_data_directory(tmp_path):
 
 
 # -- 10. silent acceptance -------------------------------------------------------------------------------
-def test_bom_is_not_glued_to_the_first_word(fresh_db_url, tmp_path):
+def test_bom_is_not_glued_to_the_first_word(fresh_target, tmp_path):
     path = tmp_path / "bom.txt"
     path.write_bytes("\ufeffBarack Obama visited Paris in 2009.\n".encode())
-    load_corpus(path, "text", fresh_db_url)
-    with psycopg.connect(fresh_db_url) as conn:
+    load_corpus(fresh_target, path, "text")
+    with fresh_target.connect() as conn:
         entities = {r[0] for r in conn.execute("select entity_id from raw.entities")}
     assert "barack obama" in entities and not any("\ufeff" in e for e in entities)
     jsonl = tmp_path / "bom.jsonl"
     jsonl.write_bytes(b"\xef\xbb\xbf" + OK_LINE.encode() + b"\n")
-    assert load_corpus(jsonl, "jsonl", fresh_db_url).counts["instances"] == 1
+    assert load_corpus(fresh_target, jsonl, "jsonl").counts["instances"] == 1
 
 
-def test_facc1_nan_posterior_is_refused(fresh_db_url, tmp_path, capsys):
+def test_facc1_nan_posterior_is_refused(fresh_target, tmp_path, capsys):
     docs = FORMATS / "facc1_docs"
     lines = (docs / "annotations.tsv").read_text(encoding="utf-8").splitlines()
     cols = lines[0].split("\t")
@@ -453,53 +461,53 @@ def test_facc1_nan_posterior_is_refused(fresh_db_url, tmp_path, capsys):
     path = tmp_path / "annotations.tsv"
     path.write_text("\n".join([*lines[:1], "\t".join(cols)]) + "\n", encoding="utf-8")
     code, err = _extract(
-        fresh_db_url, capsys, "corpus", "--format", "facc1", "--docs-dir", str(docs), str(path)
+        fresh_target, capsys, "corpus", "--format", "facc1", "--docs-dir", str(docs), str(path)
     )
     assert code == 2 and f"{path}:2: byte offsets must be integers and posteriors finite numbers" in err
     code, err = _extract(
-        fresh_db_url, capsys, "corpus", "--format", "facc1", "--min-posterior", "nan", str(path)
+        fresh_target, capsys, "corpus", "--format", "facc1", "--min-posterior", "nan", str(path)
     )
     assert code == 2 and "Invalid value for '--min-posterior': nan is not a finite number" in err
 
 
 # -- 11. multi-file loads, timestamps, spreadsheet formulas -----------------------------------------------
-def test_multi_file_load_names_the_files_not_tried(fresh_db_url, tmp_path, capsys):
+def test_multi_file_load_names_the_files_not_tried(fresh_target, tmp_path, capsys):
     first, bad, third = (tmp_path / f"{n}.jsonl" for n in ("first", "bad", "third"))
     first.write_text(OK_LINE + "\n")
     bad.write_text("{not json}\n")
     third.write_text(OK_LINE.replace('"d"', '"d3"') + "\n")
     code, err = _extract(
-        fresh_db_url, capsys, "corpus", "--format", "jsonl", str(first), str(bad), str(third)
+        fresh_target, capsys, "corpus", "--format", "jsonl", str(first), str(bad), str(third)
     )
     flat = " ".join(err.split())
     assert code == 2 and f"error: {bad}:1: malformed JSON" in flat
     assert "done before this error, kept (1): first.jsonl" in flat
     assert f"not tried after this error (1): {third}" in flat
-    assert [s for s, _, _ in _batches(fresh_db_url)] == ["loaded", "failed"]
+    assert [s for s, _, _ in _batches(fresh_target)] == ["loaded", "failed"]
 
 
-def test_finished_at_is_the_real_end_of_the_load(fresh_db_url, tmp_path):
-    load_corpus(GOOD, "jsonl", fresh_db_url)
+def test_finished_at_is_the_real_end_of_the_load(fresh_target, tmp_path):
+    load_corpus(fresh_target, GOOD, "jsonl")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{not json}\n")
     with pytest.raises(InputError):
-        load_corpus(bad, "jsonl", fresh_db_url)
+        load_corpus(fresh_target, bad, "jsonl")
     datasets.load_benchmark(
-        BENCH / "sherliic_dev_sample.tsv", "sherliic_tsv", fresh_db_url, show_progress=False
+        fresh_target, BENCH / "sherliic_dev_sample.tsv", "sherliic_tsv", show_progress=False
     )
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         rows = conn.execute(
             "select status, finished_at > started_at from raw.load_batches order by 1"
         ).fetchall()
     assert rows == [("failed", True), ("loaded", True), ("loaded", True)]
 
 
-def test_spreadsheet_formulas_are_neutralised_in_text_for_people(db_url):
+def test_spreadsheet_formulas_are_neutralised_in_text_for_people(db_target):
     for text in ("=HYPERLINK(1)", "+1", "-x", "@SUM(A1)", "\tx"):
         assert spreadsheet_safe(text) == "'" + text and spreadsheet_unsafe(spreadsheet_safe(text)) == text
     for text in ("Amazon", "nsubj^-___found___dobj", "'quoted", "a=b"):
         assert spreadsheet_safe(text) == text and spreadsheet_unsafe(text) == text
-    with psycopg.connect(db_url) as conn:
+    with db_target.connect() as conn:
         rows = conn.execute(
             f"select {_sql_spreadsheet_safe('t.x')} from (values ('=1+1'), ('-a'), ('@b'), ('ok'), "
             "(E'\\tx'), ('a-b')) as t(x)"
@@ -508,13 +516,9 @@ def test_spreadsheet_formulas_are_neutralised_in_text_for_people(db_url):
 
 
 # -- 7. a running load blocks nobody --------------------------------------------------------------------
-def test_a_load_in_progress_blocks_neither_another_load_nor_the_summary(fresh_db_url, tmp_path, monkeypatch):
+def test_a_load_in_progress_blocks_neither_another_load_nor_the_summary(fresh_target, tmp_path, monkeypatch):
     """A load held open mid-COPY; meanwhile another file loads and the summary is read. lock_timeout
     turns any wait for a lock the open load holds into an error instead of a hang."""
-    import threading
-
-    from extract.summary import database_summary
-
     reached, release = threading.Event(), threading.Event()
     outcome: dict = {}
 
@@ -524,7 +528,7 @@ def test_a_load_in_progress_blocks_neither_another_load_nor_the_summary(fresh_db
 
     def first_load() -> None:
         try:
-            outcome["first"] = load_corpus(GOOD, "jsonl", fresh_db_url, progress=hold)
+            outcome["first"] = load_corpus(fresh_target, GOOD, "jsonl", progress=hold)
         except Exception as exc:  # reported by the assertion below
             outcome["first"] = exc
 
@@ -535,11 +539,11 @@ def test_a_load_in_progress_blocks_neither_another_load_nor_the_summary(fresh_db
         monkeypatch.setenv("PGOPTIONS", "-c lock_timeout=5s")
         other = tmp_path / "other.jsonl"
         other.write_text(OK_LINE + "\n")
-        second = load_corpus(other, "jsonl", fresh_db_url)
-        summary = database_summary(fresh_db_url)
+        second = load_corpus(fresh_target, other, "jsonl")
+        summary = database_summary(fresh_target)
     finally:
         release.set()
         thread.join(120)
     assert not second.skipped and summary["batches"].get("corpus/loaded") == 1  # the first still open
     assert not isinstance(outcome["first"], Exception) and not outcome["first"].skipped
-    assert [s for s, _, _ in _batches(fresh_db_url)] == ["loaded", "loaded"]
+    assert [s for s, _, _ in _batches(fresh_target)] == ["loaded", "loaded"]

@@ -13,6 +13,7 @@ import pytest
 
 from baselines import catalog, cli, datasets, report
 from baselines.evaluate import (
+    CSV_COLUMNS,
     RESULT_COLUMNS,
     evaluate_baseline,
     evaluate_many,
@@ -21,7 +22,7 @@ from baselines.evaluate import (
 )
 from baselines.registry import Baseline, Context
 from baselines.word_vectors import WordVectors, path_cosine
-from warehouse import server
+from warehouse.builds import BuildMismatch, BuildRef
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -43,7 +44,7 @@ def _fixture_items() -> pd.DataFrame:
 def test_tunable_evaluation_plans_and_thresholds():
     items = _fixture_items()  # t0 train yes (Lemma no), t1 dev no, t2 dev yes
     toy = Baseline("toy", lambda df, ctx: pd.Series([0.8, 0.3, 0.5], index=df.index), True, "toy")
-    ev = evaluate_baseline(toy, items, Context(database_url="unused"))
+    ev = evaluate_baseline(toy, items, Context())
     rows = {r["split"]: r for r in ev.rows}
     assert set(rows) == {"dev", "lm_dev"}
     # full dev: thresholds 0.8 (F1 2/3), 0.5 (F1 1), 0.3 (F1 .8) -> 0.5
@@ -56,7 +57,7 @@ def test_tunable_evaluation_plans_and_thresholds():
 
 def test_non_tunable_rows_are_threshold_free():
     items = _fixture_items()
-    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(), show_progress=False)
     frame = ev.frame()
     dev = frame[frame.split == "dev"].set_index("method")
     assert math.isnan(dev.loc["Always yes", "threshold"])
@@ -72,16 +73,14 @@ def test_a_failing_baseline_is_recorded_not_fatal():
 
     registry.REGISTRY["__broken__"] = Baseline("__broken__", broken, True, "test only")
     try:
-        ev = evaluate_many(
-            ["__broken__", "Always yes"], _fixture_items(), Context("unused"), show_progress=False
-        )
+        ev = evaluate_many(["__broken__", "Always yes"], _fixture_items(), Context(), show_progress=False)
     finally:
         del registry.REGISTRY["__broken__"]
     assert ev.failed == {"__broken__": "ValueError: boom"}
     assert {r["method"] for r in ev.rows} == {"Always yes"}
 
 
-def test_store_results_replaces_rows(fresh_db_url):
+def test_store_results_replaces_rows(fresh_target):
     row = dict.fromkeys(RESULT_COLUMNS, 0.5) | {
         "method": "m",
         "dataset": "d",
@@ -90,18 +89,23 @@ def test_store_results_replaces_rows(fresh_db_url):
         "n_items": 4,
         "n_covered": 3,
     }
-    store_results(pd.DataFrame([row]), fresh_db_url)
-    store_results(pd.DataFrame([row | {"f1": 0.75}]), fresh_db_url)
-    with server.connect(fresh_db_url) as conn:
-        rows = conn.execute("select method, f1, threshold, n_covered from results.baseline_scores").fetchall()
-    assert rows == [("m", 0.75, None, 3)]
+    store_results(fresh_target, pd.DataFrame([row]))
+    store_results(fresh_target, pd.DataFrame([row | {"f1": 0.75}]))
+    store_results(fresh_target, pd.DataFrame([row | {"f1": 0.25}]), BuildRef("trial", 7))  # another build
+    with fresh_target.connect() as conn:
+        rows = conn.execute(
+            "select build, build_id, method, f1, threshold, n_covered from results.baseline_scores "
+            "order by build"
+        ).fetchall()
+    assert rows == [("default", None, "m", 0.75, None, 3), ("trial", 7, "m", 0.25, None, 3)]
 
 
 def test_report_files(tmp_path):
     items = _fixture_items()
-    ev = evaluate_many(["Always yes", "Lemma"], items, Context(database_url="unused"), show_progress=False)
+    ev = evaluate_many(["Always yes", "Lemma"], items, Context(), show_progress=False)
     path = report.write_csv(ev.frame(), tmp_path / "baselines.csv")
-    assert path.read_text().splitlines()[0] == ",".join(RESULT_COLUMNS)
+    assert path.read_text().splitlines()[0] == ",".join(CSV_COLUMNS)
+    assert all(line.startswith("default,,") for line in path.read_text().splitlines()[1:])
     coverage = pd.DataFrame(
         [{"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": 2}]
     )
@@ -126,24 +130,25 @@ def test_report_files(tmp_path):
     assert all(p.stat().st_size > 1000 for p in plots)
 
 
-def test_cli_list_and_one(fresh_db_url, tmp_path, monkeypatch, capsys):
+def test_cli_list_and_one(fresh_target, tmp_path, monkeypatch, capsys):
     assert cli.main(["list"]) == 0
     listed = capsys.readouterr().out
     assert "Berant II" in listed and "word2vec (GloVe 6B 50d substitute)" in listed
     shared = tmp_path / "shared"
     (shared / "sherliic").mkdir(parents=True)
     shutil.copy(FIX / "sherliic_dev_sample.tsv", shared / "sherliic" / "dev.tsv")
-    monkeypatch.setenv("DATABASE_URL", fresh_db_url)
+    monkeypatch.setenv("DATABASE_URL", fresh_target.url())
     monkeypatch.setenv("SHERLIIC_DATA", str(shared))
     out = tmp_path / "out"
     test_args = ["--sherliic-test", str(FIX / "sherliic_release_dev.csv"), "--relation-index"]
     assert cli.main(["one", "Lemma", "--out", str(out), *test_args, str(FIX / "relation_index.tsv")]) == 0
     assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 0
     frame = pd.read_csv(out / "baselines.csv")
-    assert list(frame.columns) == RESULT_COLUMNS
+    assert list(frame.columns) == CSV_COLUMNS
+    assert set(frame.build) == {"default"} and frame.build_id.isna().all()  # no warehouse built here
     assert sorted(set(frame.method)) == ["Always yes", "Lemma"]  # `one` merges into the CSV
     assert (out / "baselines.md").is_file() and (out / "plots" / "rules" / "pr_sherliic_dev.png").is_file()
-    with server.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         n = conn.execute("select count(*) from results.baseline_scores").fetchone()[0]
     assert n == 6  # dev, lm_dev and test (the release-format fixture loaded as SherLIiC test) x 2
     test_row = frame[(frame.method == "Lemma") & (frame.split == "test")].iloc[0]
@@ -178,7 +183,7 @@ def sherliic_dev(shared_data) -> pd.DataFrame:
 def test_sherliic_dev_fidelity(sherliic_dev, shared_data):
     """Issue 4: the published dev rows of Always yes, Lemma and Berant I (on top of Lemma), exactly."""
     assert len(sherliic_dev) == 996
-    ctx = Context(database_url="unused", shared_data=str(shared_data))
+    ctx = Context(shared_data=str(shared_data))
     frame = evaluate_many(["Always yes", "Lemma", "Berant I"], sherliic_dev, ctx, show_progress=False).frame()
     dev = frame[(frame.dataset == "sherliic") & (frame.split == "dev")].set_index("method")
     got = {m: tuple(round(v, 3) for v in dev.loc[m, ["precision", "recall", "f1"]]) for m in dev.index}
@@ -193,7 +198,7 @@ def test_sherliic_dev_fidelity(sherliic_dev, shared_data):
 def test_readme_quotes_the_current_rows(sherliic_dev, shared_data):
     """README's SherLIiC table is copied from `make baselines`' out/baselines.md; the rows of the three
     methods that need no warehouse are recomputed here, so they cannot drift from what the code gives."""
-    ctx = Context(database_url="unused", shared_data=str(shared_data))
+    ctx = Context(shared_data=str(shared_data))
     methods = ["Lemma", "Always yes", "Berant I"]
     frame = evaluate_many(methods, sherliic_dev, ctx, show_progress=False).frame()
     fresh = {" ".join(line.split()) for line in report.sherliic_table(frame, methods).splitlines()}
@@ -207,3 +212,30 @@ def test_readme_quotes_the_current_rows(sherliic_dev, shared_data):
     ]
     assert len(quoted) == 3
     assert [row for row in quoted if row not in fresh] == []
+
+
+def test_one_report_shows_one_build(fresh_target, tmp_path, monkeypatch, capsys):
+    """Rows of two builds never share a report: `one` refuses to merge into a CSV of another build (one
+    line, exit 2, nothing written), and a report of mixed rows is refused."""
+    out = tmp_path / "out"
+    out.mkdir()
+    other = report.write_csv(
+        pd.DataFrame(
+            [dict.fromkeys(RESULT_COLUMNS, 0.5) | {"method": "Lemma", "dataset": "d", "split": "dev"}]
+        ),
+        out / "baselines.csv",
+        BuildRef("trial", 3),
+    )
+    before = other.read_text()
+    monkeypatch.setenv("DATABASE_URL", fresh_target.url())
+    monkeypatch.setenv("SHERLIIC_DATA", str(tmp_path / "no-shared-data"))
+    capsys.readouterr()
+    assert cli.main(["one", "Always yes", "--out", str(out), "--no-load"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds results of build trial #3, this run reads build default" in err[0]
+    assert other.read_text() == before
+    mixed = pd.concat(
+        [pd.read_csv(other), pd.read_csv(other).assign(build="default", build_id=pd.NA)], ignore_index=True
+    )
+    with pytest.raises(BuildMismatch, match="one report shows one build"):
+        report.markdown(mixed, ["Lemma"])

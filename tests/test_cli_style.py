@@ -27,20 +27,22 @@ MODULES = sorted(
         for module in re.findall(r"\$\(BIN\)/python -m ([\w.]+)", (PROJECT_ROOT / "Makefile").read_text())
         if (PROJECT_ROOT / module.split(".")[0]).is_dir()
     }
-    | {"warehouse.synthetic_teg", "warehouse.spark_raw"}
+    | {"benchmarks.synthetic_teg", "warehouse.spark_raw"}
 )
 
 
-def _env(**extra: str) -> dict[str, str]:
+def _env(**extra: str | None) -> dict[str, str]:
+    """This environment without XDG_RUNTIME_DIR, with `extra` set (None: unset)."""
     env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
-    return {**env, **extra}
+    env.update(extra)
+    return {k: v for k, v in env.items() if v is not None}
 
 
 def _command(name: str) -> list[str]:
     return [str(BIN / name)] if name in SCRIPTS else [sys.executable, "-m", name]
 
 
-def _run(name: str, *args: str, **env: str) -> subprocess.CompletedProcess:
+def _run(name: str, *args: str, **env: str | None) -> subprocess.CompletedProcess:
     command = [*_command(name), *args]
     return subprocess.run(
         command, capture_output=True, text=True, timeout=300, env=_env(**env), cwd=PROJECT_ROOT
@@ -70,7 +72,7 @@ def test_a_usage_error_exits_with_2():
 
 def test_db_url_never_starts_the_server(tmp_path):
     pgdata = tmp_path / "pgdata"
-    result = _run("sherliic-db", "url", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL="")
+    result = _run("sherliic-db", "url", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL=None)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
         f"error: the embedded server ({pgdata}) is not running; start it with `sherliic-db start`"
@@ -78,25 +80,25 @@ def test_db_url_never_starts_the_server(tmp_path):
     assert not (pgdata / "postmaster.pid").exists()
 
 
-def test_db_url_prints_the_given_url_or_the_running_servers(db_url):
+def test_db_url_prints_the_given_url_or_the_running_servers(db_target):
     given = "postgresql://someone@somewhere:5433/other"
     assert _run("sherliic-db", "url", "--database-url", given).stdout == given + "\n"
     assert _run("sherliic-db", "url", DATABASE_URL=given).stdout == given + "\n"
-    if not os.environ.get("DATABASE_URL"):  # the embedded server runs (db_url started it)
+    if not os.environ.get("DATABASE_URL"):  # the embedded server runs (db_target started it)
         result = _run("sherliic-db", "url")
         assert (result.returncode, result.stderr) == (0, "")
-        assert result.stdout == server.server_url(server.DEFAULT_DATABASE) + "\n"
+        assert result.stdout == server.running_server_url(db_target.pgdata) + "\n"
 
 
 def test_dbt_help_is_ours_and_dbts_after_the_dbt_command(tmp_path):
     pgdata = tmp_path / "pgdata"
-    ours = _run("sherliic-dbt", "--help", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL="")
+    ours = _run("sherliic-dbt", "--help", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL=None)
     assert ours.returncode == 0 and ours.stderr == ""
     assert ours.stdout.startswith("Usage: sherliic-dbt [OPTIONS] DBT_COMMAND [DBT_ARGS]...")
     words = " ".join(ours.stdout.split())  # help is wrapped to the terminal
     for text in ("SHERLIIC_ENGINE", "every other argument, from the dbt command on, goes to dbt", "Examples"):
         assert text in words
-    dbts = _run("sherliic-dbt", "run", "--help", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL="")
+    dbts = _run("sherliic-dbt", "run", "--help", SHERLIIC_PGDATA=str(pgdata), DATABASE_URL=None)
     assert dbts.returncode == 0 and dbts.stdout.startswith("Usage: dbt run")
     assert not (pgdata / "postmaster.pid").exists()  # neither help started a server
     misplaced = _run("sherliic-dbt", "run", "--database-url", "postgresql://x@y/z")
@@ -104,8 +106,8 @@ def test_dbt_help_is_ours_and_dbts_after_the_dbt_command(tmp_path):
     assert _run("sherliic-dbt", "--engine", "oracle", "build").returncode == 2
 
 
-def test_dbt_passes_its_arguments_through(fresh_db_url):
-    listed = _run("sherliic-dbt", "--database-url", fresh_db_url, "ls", "--select", "stg_*", "--quiet")
+def test_dbt_passes_its_arguments_through(fresh_target):
+    listed = _run("sherliic-dbt", "--database-url", fresh_target.url(), "ls", "--select", "stg_*", "--quiet")
     assert listed.returncode == 0, listed.stdout[-2000:] + listed.stderr[-2000:]
     names = listed.stdout.split()
     assert names and all(".staging." in name for name in names)

@@ -13,10 +13,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-import psycopg
-
-from extract.batches import BatchSummary, load_corpus
+from extract.loading import load_corpus
 from extract.summary import database_summary
+from warehouse.batch_store import BatchSummary
+from warehouse.target import Target
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 WAIT = 120  # seconds before a step counts as blocked
@@ -26,11 +26,11 @@ class HeldLoad:
     """load_corpus of `path` in a thread, stopped inside its transaction (after its first document is
     written) until release()."""
 
-    def __init__(self, path: Path, url: str):
+    def __init__(self, path: Path, target: Target):
         self.inside, self.released = threading.Event(), threading.Event()
         self.result: list[BatchSummary] = []
         self.thread = threading.Thread(
-            target=lambda: self.result.append(load_corpus(path, "conllu", url, progress=self._hold))
+            target=lambda: self.result.append(load_corpus(target, path, "conllu", progress=self._hold))
         )
 
     def _hold(self, _documents: int) -> None:
@@ -65,31 +65,31 @@ def other_file(tmp_path: Path) -> Path:
     return path
 
 
-def batch_statuses(url: str) -> list[tuple[str, str]]:
-    with psycopg.connect(url) as conn:
+def batch_statuses(target: Target) -> list[tuple[str, str]]:
+    with target.connect() as conn:
         rows = conn.execute("select source_file, status from raw.load_batches order by batch_id").fetchall()
     return [(Path(source).name, status) for source, status in rows]
 
 
-def test_two_loads_of_different_files_overlap(fresh_db_url: str, tmp_path: Path) -> None:
-    with HeldLoad(FIXTURES / "sample.conllu", fresh_db_url) as held:
-        second = finishes(lambda: load_corpus(other_file(tmp_path), "conllu", fresh_db_url))
+def test_two_loads_of_different_files_overlap(fresh_target: Target, tmp_path: Path) -> None:
+    with HeldLoad(FIXTURES / "sample.conllu", fresh_target) as held:
+        second = finishes(lambda: load_corpus(fresh_target, other_file(tmp_path), "conllu"))
         # the second load committed while the first one's transaction was still open
         assert held.thread.is_alive() and not held.result
         assert second.counts["instances"] == 3
-        assert batch_statuses(fresh_db_url) == [("other.conllu", "loaded")]  # the first is not visible yet
+        assert batch_statuses(fresh_target) == [("other.conllu", "loaded")]  # the first is not visible yet
     assert held.result and held.result[0].counts["instances"] == 3
-    assert sorted(batch_statuses(fresh_db_url)) == [("other.conllu", "loaded"), ("sample.conllu", "loaded")]
+    assert sorted(batch_statuses(fresh_target)) == [("other.conllu", "loaded"), ("sample.conllu", "loaded")]
 
 
-def test_summary_runs_while_a_load_is_open(fresh_db_url: str) -> None:
-    with HeldLoad(FIXTURES / "sample.conllu", fresh_db_url) as held:
-        summary = finishes(lambda: database_summary(fresh_db_url))
+def test_summary_runs_while_a_load_is_open(fresh_target: Target) -> None:
+    with HeldLoad(FIXTURES / "sample.conllu", fresh_target) as held:
+        summary = finishes(lambda: database_summary(fresh_target))
         assert summary["batches"] == {} and summary["tables"]["relation_instances"] == 0
         cli = finishes(
             lambda: subprocess.run(
                 [str(Path(sys.executable).parent / "sherliic-extract"), "summary"],
-                env={**os.environ, "DATABASE_URL": fresh_db_url},
+                env={**os.environ, "DATABASE_URL": fresh_target.url()},
                 capture_output=True,
                 text=True,
                 timeout=WAIT,
@@ -97,4 +97,4 @@ def test_summary_runs_while_a_load_is_open(fresh_db_url: str) -> None:
         )
         assert cli.returncode == 0, cli.stderr
         assert held.thread.is_alive()
-    assert database_summary(fresh_db_url)["tables"]["relation_instances"] == 3
+    assert database_summary(fresh_target)["tables"]["relation_instances"] == 3

@@ -20,84 +20,96 @@ from psycopg.rows import dict_row
 from test_dbt_build import ACQUIRE, BUY, build, load_raw_graph, planted_graph
 
 from extract import cli
-from extract.batches import list_batches, load_corpus, load_types, remove_batches
+from extract.loading import load_corpus, load_types
+from extract.summary import file_label
+from warehouse.batch_store import open_batch_store
 from warehouse.dbt import run_dbt
 from warehouse.errors import InputError
-from warehouse.server import connect
+from warehouse.target import Target
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 SAMPLE = FORMATS / "sample.jsonl"
 
 
-def _extract(url: str, capsys, *args: str) -> tuple[int, str, str]:
+def _extract(target: Target, capsys, *args: str) -> tuple[int, str, str]:
     """sherliic-extract in-process: (exit code, stdout, stderr with line wrapping undone)."""
-    code = cli.main(["--database-url", url, "--quiet", *args])
+    code = cli.main(["--database-url", target.url(), "--quiet", *args])
     captured = capsys.readouterr()
     return code, captured.out, " ".join(captured.err.split())
 
 
-def _rows(url: str, query: str, params: tuple = ()) -> list[dict]:
-    with psycopg.connect(url, row_factory=dict_row) as conn:
-        return conn.execute(query, params).fetchall()
+def _rows(target: Target, query: str, params: tuple = ()) -> list[dict]:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cursor:
+        return cursor.execute(query, params).fetchall()
 
 
-def _count(url: str, table: str) -> int:
-    return _rows(url, f"select count(*) as n from raw.{table}")[0]["n"]
+def _count(target: Target, table: str) -> int:
+    return _rows(target, f"select count(*) as n from raw.{table}")[0]["n"]
+
+
+def _batches(target: Target, **kwargs) -> list[dict]:
+    with open_batch_store(target) as store:
+        return store.batches(**kwargs)
+
+
+def _remove(target: Target, **kwargs):
+    with open_batch_store(target) as store:
+        return store.remove(**kwargs)
 
 
 # -- naming --------------------------------------------------------------------------------------------
-def test_a_corpus_is_named_by_the_file_stem_or_by_corpus(fresh_db_url, tmp_path):
-    default = load_corpus(SAMPLE, "jsonl", fresh_db_url)
+def test_a_corpus_is_named_by_the_file_stem_or_by_corpus(fresh_target, tmp_path):
+    default = load_corpus(fresh_target, SAMPLE, "jsonl")
     assert default.corpus_name == "sample" and not default.skipped
     copy = tmp_path / "news-2024.jsonl"
     shutil.copy(SAMPLE, copy)
     copy.write_text(copy.read_text() + '{"id": "extra", "text": "Bob met Ann.", "mentions": []}\n')
-    named = load_corpus(copy, "jsonl", fresh_db_url, corpus="news")
+    named = load_corpus(fresh_target, copy, "jsonl", corpus="news")
     assert named.corpus_name == "news"
-    stored = _rows(fresh_db_url, "select batch_id, corpus_name from raw.load_batches order by batch_id")
+    stored = _rows(fresh_target, "select batch_id, corpus_name from raw.load_batches order by batch_id")
     assert [(r["batch_id"], r["corpus_name"]) for r in stored] == [
         (default.batch_id, "sample"),
         (named.batch_id, "news"),
     ]
 
 
-def test_the_same_file_is_loaded_once_whatever_the_corpus_name(fresh_db_url):
-    first = load_corpus(SAMPLE, "jsonl", fresh_db_url, corpus="web")
-    again = load_corpus(SAMPLE, "jsonl", fresh_db_url, corpus="web")
+def test_the_same_file_is_loaded_once_whatever_the_corpus_name(fresh_target):
+    first = load_corpus(fresh_target, SAMPLE, "jsonl", corpus="web")
+    again = load_corpus(fresh_target, SAMPLE, "jsonl", corpus="web")
     assert again.skipped and again.batch_id == first.batch_id and "same content" in again.message
-    other = load_corpus(SAMPLE, "jsonl", fresh_db_url, corpus="news")
+    other = load_corpus(fresh_target, SAMPLE, "jsonl", corpus="news")
     assert other.skipped and other.batch_id == first.batch_id
     assert "of corpus 'web'" in other.message and "--replace" in other.message
-    moved = load_corpus(SAMPLE, "jsonl", fresh_db_url, corpus="news", replace=True)
+    moved = load_corpus(fresh_target, SAMPLE, "jsonl", corpus="news", replace=True)
     assert moved.replaced_batches == [first.batch_id]
-    assert _rows(fresh_db_url, "select corpus_name from raw.load_batches") == [{"corpus_name": "news"}]
+    assert _rows(fresh_target, "select corpus_name from raw.load_batches") == [{"corpus_name": "news"}]
 
 
-def test_a_bad_corpus_name_is_one_clear_error(fresh_db_url, tmp_path, capsys):
+def test_a_bad_corpus_name_is_one_clear_error(fresh_target, tmp_path, capsys):
     code, _, err = _extract(
-        fresh_db_url, capsys, "corpus", "--format", "jsonl", "--corpus", "my corpus", str(SAMPLE)
+        fresh_target, capsys, "corpus", "--format", "jsonl", "--corpus", "my corpus", str(SAMPLE)
     )
     assert code == 2 and err.startswith(f"error: {SAMPLE}: --corpus 'my corpus' is not a corpus name")
     spaced = tmp_path / "my notes.jsonl"
     shutil.copy(SAMPLE, spaced)
-    code, _, err = _extract(fresh_db_url, capsys, "corpus", "--format", "jsonl", str(spaced))
+    code, _, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(spaced))
     assert code == 2 and "name the corpus with --corpus NAME" in err
-    assert _count(fresh_db_url, "load_batches") == 0
+    assert _count(fresh_target, "load_batches") == 0
 
 
-def test_a_type_table_gets_an_honest_default_source(fresh_db_url, tmp_path):
+def test_a_type_table_gets_an_honest_default_source(fresh_target, tmp_path):
     table = tmp_path / "types.tsv"
     table.write_text("Q3884\t/organization/company\n")
-    assert load_types(table, "tsv", fresh_db_url).batch_id is not None
+    assert load_types(fresh_target, table, "tsv").batch_id is not None
     assert _rows(
-        fresh_db_url,
+        fresh_target,
         "select type_source, corpus_name from raw.entity_types join raw.load_batches using (batch_id)",
     ) == [{"type_source": "tsv", "corpus_name": None}]
 
 
 # -- listing and removing ------------------------------------------------------------------------------
 @pytest.fixture()
-def two_corpora(fresh_db_url, tmp_path) -> dict:
+def two_corpora(fresh_target, tmp_path) -> dict:
     """Corpus 'web' (two files), corpus 'news' (one file) and a type table, loaded with the loader."""
     second = tmp_path / "more.jsonl"
     second.write_text(
@@ -112,16 +124,16 @@ def two_corpora(fresh_db_url, tmp_path) -> dict:
     types = tmp_path / "types.tsv"
     types.write_text("Q3884\t/organization/company\n")
     ids = {
-        "web": [load_corpus(p, "jsonl", fresh_db_url, corpus="web").batch_id for p in (SAMPLE, second)],
-        "news": [load_corpus(news, "jsonl", fresh_db_url).batch_id],
-        "types": [load_types(types, "tsv", fresh_db_url, type_source="freebase").batch_id],
+        "web": [load_corpus(fresh_target, p, "jsonl", corpus="web").batch_id for p in (SAMPLE, second)],
+        "news": [load_corpus(fresh_target, news, "jsonl").batch_id],
+        "types": [load_types(fresh_target, types, "tsv", type_source="freebase").batch_id],
     }
-    return {"url": fresh_db_url, "ids": ids}
+    return {"target": fresh_target, "ids": ids}
 
 
 def test_batches_lists_corpus_file_checksum_rows_status_and_times(two_corpora, capsys):
-    url, ids = two_corpora["url"], two_corpora["ids"]
-    code, out, _ = _extract(url, capsys, "batches", "--json")
+    target, ids = two_corpora["target"], two_corpora["ids"]
+    code, out, _ = _extract(target, capsys, "batches", "--json")
     assert code == 0
     listed = json.loads(out)
     assert [(b["batch_id"], b["kind"], b["corpus_name"]) for b in listed] == [
@@ -134,67 +146,73 @@ def test_batches_lists_corpus_file_checksum_rows_status_and_times(two_corpora, c
     assert first["source_file"].endswith("sample.jsonl") and len(first["checksum"]) == 64
     assert first["status"] == "loaded" and first["n_documents"] == 3 and first["n_instances"] > 0
     assert first["started_at"] and first["finished_at"] and listed[3]["type_source"] == "freebase"
-    code, out, _ = _extract(url, capsys, "batches", "--corpus", "news")
+    code, out, _ = _extract(target, capsys, "batches", "--corpus", "news")
     assert code == 0 and "news.jsonl" in out and "sample.jsonl" not in out and "loaded" in out
-    assert [b["batch_id"] for b in list_batches(url, kind="types")] == ids["types"]
+    assert [b["batch_id"] for b in _batches(target, kind="types")] == ids["types"]
 
 
 def test_remove_by_corpus_deletes_every_row_of_its_batches(two_corpora, capsys):
-    url, ids = two_corpora["url"], two_corpora["ids"]
-    before = {t: _count(url, t) for t in ("sentences", "relation_instances", "entities", "path_rejections")}
+    target, ids = two_corpora["target"], two_corpora["ids"]
+    before = {
+        t: _count(target, t) for t in ("sentences", "relation_instances", "entities", "path_rejections")
+    }
     news_rows = _rows(
-        url, "select count(*) as n from raw.relation_instances where batch_id = %s", (ids["news"][0],)
+        target, "select count(*) as n from raw.relation_instances where batch_id = %s", (ids["news"][0],)
     )
-    code, _, err = _extract(url, capsys, "remove", "--corpus", "web")
+    code, _, err = _extract(target, capsys, "remove", "--corpus", "web")
     assert code == 0 and "removed 2 batch(es)" in err and "make dbt-run" in err
-    left = _rows(url, "select batch_id from raw.load_batches order by batch_id")
+    left = _rows(target, "select batch_id from raw.load_batches order by batch_id")
     assert [r["batch_id"] for r in left] == ids["news"] + ids["types"]
     for table in ("sentences", "relation_instances", "entities", "entity_types", "path_rejections"):
-        orphans = _rows(url, f"select count(*) as n from raw.{table} where batch_id = any(%s)", (ids["web"],))
+        orphans = _rows(
+            target, f"select count(*) as n from raw.{table} where batch_id = any(%s)", (ids["web"],)
+        )
         assert orphans == [{"n": 0}], table
-    assert _count(url, "relation_instances") == news_rows[0]["n"] < before["relation_instances"]
+    assert _count(target, "relation_instances") == news_rows[0]["n"] < before["relation_instances"]
     # again: an unknown corpus is an error (nothing to do is not silently fine) unless --missing-ok
-    code, _, err = _extract(url, capsys, "remove", "--corpus", "web")
+    code, _, err = _extract(target, capsys, "remove", "--corpus", "web")
     assert code == 2 and "no corpus 'web'" in err and "corpora loaded: news" in err
-    code, _, err = _extract(url, capsys, "remove", "--corpus", "web", "--missing-ok")
+    code, _, err = _extract(target, capsys, "remove", "--corpus", "web", "--missing-ok")
     assert code == 0 and "nothing removed" in err
 
 
 def test_remove_by_batch_id(two_corpora):
-    url, ids = two_corpora["url"], two_corpora["ids"]
-    removed = remove_batches(url, batch_ids=[ids["web"][1], ids["types"][0]])
+    target, ids = two_corpora["target"], two_corpora["ids"]
+    removed = _remove(target, batch_ids=[ids["web"][1], ids["types"][0]])
     assert [b["batch_id"] for b in removed.batches] == [ids["web"][1], ids["types"][0]]
     assert removed.rows["entity_types"] == 1 and removed.rows["relation_instances"] >= 1
-    assert [b["batch_id"] for b in list_batches(url)] == [ids["web"][0], ids["news"][0]]
+    assert [b["batch_id"] for b in _batches(target)] == [ids["web"][0], ids["news"][0]]
 
 
 def test_a_failing_remove_removes_nothing(two_corpora, capsys):
-    url, ids = two_corpora["url"], two_corpora["ids"]
-    before = {t: _count(url, t) for t in ("load_batches", "relation_instances", "sentences", "entity_types")}
+    target, ids = two_corpora["target"], two_corpora["ids"]
+    before = {
+        t: _count(target, t) for t in ("load_batches", "relation_instances", "sentences", "entity_types")
+    }
     with pytest.raises(InputError, match=r"no batch 999 .*nothing removed"):
-        remove_batches(url, batch_ids=[ids["news"][0], 999], corpora=["web"])
-    code, _, err = _extract(url, capsys, "remove", str(ids["news"][0]), "--corpus", "webb")
+        _remove(target, batch_ids=[ids["news"][0], 999], corpora=["web"])
+    code, _, err = _extract(target, capsys, "remove", str(ids["news"][0]), "--corpus", "webb")
     assert code == 2 and "no corpus 'webb'" in err and "corpora loaded: news, web" in err
-    assert {t: _count(url, t) for t in before} == before
+    assert {t: _count(target, t) for t in before} == before
 
 
 def test_a_remove_failing_half_way_rolls_back_whole(two_corpora):
     """Another session holds raw.relation_instances: the remove deletes from raw.entities and
     raw.entity_types first, then times out on the lock; everything it deleted comes back."""
-    url = two_corpora["url"]
-    before = {t: _count(url, t) for t in ("load_batches", "entities", "relation_instances", "sentences")}
-    impatient = url + "&options=-c%20lock_timeout%3D300"
-    with psycopg.connect(url) as holder:
+    target = two_corpora["target"]
+    before = {t: _count(target, t) for t in ("load_batches", "entities", "relation_instances", "sentences")}
+    impatient = Target.postgres(target.url() + "&options=-c%20lock_timeout%3D300")
+    with target.connect() as holder:
         holder.execute("lock table raw.relation_instances in access exclusive mode")
         with pytest.raises(psycopg.errors.LockNotAvailable):
-            remove_batches(impatient, corpora=["web"])
-    assert {t: _count(url, t) for t in before} == before
+            _remove(impatient, corpora=["web"])
+    assert {t: _count(target, t) for t in before} == before
 
 
 # -- dbt: the var corpora and teg_corpora --------------------------------------------------------------
-def _add_corpus(url: str, name: str, pairs: int) -> None:
+def _add_corpus(target: Target, name: str, pairs: int) -> None:
     """Another loaded corpus: `pairs` new entity pairs of one relation (|E| grows by 2·pairs)."""
-    with connect(url) as conn:
+    with target.connect() as conn:
         batch = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name, "
             "n_documents, n_instances) values (%s, 'jsonl', 'corpus', %s, 'loaded', %s, %s, %s) "
@@ -210,9 +228,9 @@ def _add_corpus(url: str, name: str, pairs: int) -> None:
         conn.commit()
 
 
-def _acquire_buy_relv(url: str) -> float:
+def _acquire_buy_relv(target: Target) -> float:
     found = _rows(
-        url,
+        target,
         "select relv from warehouse.inference_candidates where premise_path = %s and hypothesis_path = %s "
         "and alignment = 'straight' order by relv desc limit 1",
         (ACQUIRE, BUY),
@@ -221,50 +239,50 @@ def _acquire_buy_relv(url: str) -> float:
     return found[0]["relv"]
 
 
-def _corpora_mart(url: str) -> list[tuple]:
-    rows = _rows(url, "select * from warehouse.teg_corpora order by corpus_name")
+def _corpora_mart(target: Target) -> list[tuple]:
+    rows = _rows(target, "select * from warehouse.teg_corpora order by corpus_name")
     assert all(r["built_at"] is not None for r in rows)
     return [(r["corpus_name"], r["batches"], r["documents"], r["relation_instances"]) for r in rows]
 
 
-def test_corpora_selects_what_the_graph_is_built_from(make_database, tmp_path):
-    url = make_database()
-    load_raw_graph(url, planted_graph())  # corpus 'graph', a type table and a failed corpus batch
-    with connect(url) as conn:  # the planted graph is "the demo" here
+def test_corpora_selects_what_the_graph_is_built_from(make_target, tmp_path):
+    target = make_target()
+    load_raw_graph(target.url(), planted_graph())  # corpus 'graph', a type table and a failed corpus batch
+    with target.connect() as conn:  # the planted graph is "the demo" here
         conn.execute(
             "update raw.load_batches b set corpus_name = 'demo', n_documents = 3, n_instances = "
             "(select count(*) from raw.relation_instances i where i.batch_id = b.batch_id) "
             "where corpus_name = 'graph'"
         )
         conn.commit()
-    build(url, tmp_path / "alone")
-    alone = _acquire_buy_relv(url)
+    build(target.url(), tmp_path / "alone")
+    alone = _acquire_buy_relv(target)
     demo_instances = len(planted_graph()["instances"])
-    assert _corpora_mart(url) == [("demo", 1, 3, demo_instances)]
+    assert _corpora_mart(target) == [("demo", 1, 3, demo_instances)]
 
-    _add_corpus(url, "other", pairs=200)  # |E| grows from 160 to 560
-    build(url, tmp_path / "all", command="run")
-    assert _acquire_buy_relv(url) > alone  # the user's complaint: Relv moves with |E|
-    assert _corpora_mart(url) == [("demo", 1, 3, demo_instances), ("other", 1, 200, 200)]
-    n_all = _rows(url, "select count(*) as n from warehouse.relation_instances")[0]["n"]
+    _add_corpus(target, "other", pairs=200)  # |E| grows from 160 to 560
+    build(target.url(), tmp_path / "all", command="run")
+    assert _acquire_buy_relv(target) > alone  # the user's complaint: Relv moves with |E|
+    assert _corpora_mart(target) == [("demo", 1, 3, demo_instances), ("other", 1, 200, 200)]
+    n_all = _rows(target, "select count(*) as n from warehouse.relation_instances")[0]["n"]
     assert n_all == demo_instances + 200
 
-    build(url, tmp_path / "demo", {"corpora": ["demo"]})
-    assert _acquire_buy_relv(url) == alone  # the demo's graph, exactly as before
-    assert _corpora_mart(url) == [("demo", 1, 3, demo_instances)]
-    assert _rows(url, "select count(*) as n from warehouse.relation_instances")[0]["n"] == demo_instances
-    assert not _rows(url, "select 1 from warehouse.entities where source_entity_id like 'other-%%'")
+    build(target.url(), tmp_path / "demo", {"corpora": ["demo"]})
+    assert _acquire_buy_relv(target) == alone  # the demo's graph, exactly as before
+    assert _corpora_mart(target) == [("demo", 1, 3, demo_instances)]
+    assert _rows(target, "select count(*) as n from warehouse.relation_instances")[0]["n"] == demo_instances
+    assert not _rows(target, "select 1 from warehouse.entities where source_entity_id like 'other-%%'")
 
-    build(url, tmp_path / "other", {"corpora": "other"}, command="run")  # one name as a string
-    assert _corpora_mart(url) == [("other", 1, 200, 200)]
+    build(target.url(), tmp_path / "other", {"corpora": "other"}, command="run")  # one name as a string
+    assert _corpora_mart(target) == [("other", 1, 200, 200)]
 
 
-def test_an_unknown_corpus_stops_the_build_naming_the_loaded_ones(make_database, tmp_path, capfd):
-    url = make_database()
-    _add_corpus(url, "news", pairs=3)
+def test_an_unknown_corpus_stops_the_build_naming_the_loaded_ones(make_target, tmp_path, capfd):
+    target = make_target()
+    _add_corpus(target, "news", pairs=3)
     code = run_dbt(
+        target,
         ["run", "--select", "teg_corpora", "--target-path", str(tmp_path / "t"), "--log-path", str(tmp_path)],
-        url,
         {"corpora": ["news", "nwes"]},
         check=False,
     )
@@ -273,6 +291,7 @@ def test_an_unknown_corpus_stops_the_build_naming_the_loaded_ones(make_database,
     assert "invalid dbt var corpora" in output and "not loaded: nwes (loaded: news;" in output
     for bad in ([], [""], 5, {"a": 1}):
         code = run_dbt(
+            target,
             [
                 "run",
                 "--select",
@@ -282,7 +301,6 @@ def test_an_unknown_corpus_stops_the_build_naming_the_loaded_ones(make_database,
                 "--log-path",
                 str(tmp_path),
             ],
-            url,
             {"corpora": bad},
             check=False,
         )
@@ -315,16 +333,23 @@ def test_every_command_has_help_and_the_group_a_version():
     assert version.returncode == 0 and version.stdout.startswith("sherliic-extract ")
 
 
-def test_database_url_after_the_command_wins(make_database, capsys):
-    url = make_database()
-    load_corpus(SAMPLE, "jsonl", url, corpus="web")
+def test_database_url_after_the_command_wins(make_target, capsys):
+    target = make_target()
+    load_corpus(target, SAMPLE, "jsonl", corpus="web")
     unreachable = "postgresql://nobody@127.0.0.1:9/none"
-    code = cli.main(["--database-url", unreachable, "batches", "--json", "--database-url", url])
+    code = cli.main(["--database-url", unreachable, "batches", "--json", "--database-url", target.url()])
     out = capsys.readouterr().out
     assert code == 0 and json.loads(out)[0]["corpus_name"] == "web"
 
 
-def test_progress_bars_name_the_file_and_the_count():
-    from extract.summary import file_label
+def test_engine_before_the_command_counts_for_it(capsys):
+    # the group's --engine reaches the command's one Target: beside a --database-url given after the
+    # command it is one clear error (a Postgres URL does not go with Spark), before anything is opened
+    code = cli.main(["--engine", "spark", "batches", "--database-url", "postgresql://u@localhost/db"])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2
+    assert err == "error: --database-url names a Postgres database; it cannot go with --engine spark"
 
+
+def test_progress_bars_name_the_file_and_the_count():
     assert file_label(3, 12, "/data/trex/P17.jsonl") == "file 3/12 P17.jsonl"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from baselines import datasets
-from warehouse import server
+from warehouse.batch_store import open_batch_store
 from warehouse.errors import InputError
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
@@ -114,39 +114,57 @@ def test_zeichner_rule_applications():
     assert kids["label"] is False and kids["extra"]["confidence"] == "0.6"
 
 
-def test_load_is_transactional_and_idempotent(fresh_db_url, tmp_path):
+def test_load_is_transactional_and_idempotent(fresh_target, tmp_path):
     path = FIX / "sherliic_dev_sample.tsv"
-    first = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    first = datasets.load_benchmark(fresh_target, path, "sherliic_tsv")
     assert (first.n_items, first.n_mapped, first.skipped) == (3, 3, False)
-    again = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url)
+    again = datasets.load_benchmark(fresh_target, path, "sherliic_tsv")
     assert again.skipped and again.batch_id == first.batch_id and again.n_items == 3
-    replaced = datasets.load_benchmark(path, "sherliic_tsv", fresh_db_url, replace=True)
+    replaced = datasets.load_benchmark(fresh_target, path, "sherliic_tsv", replace=True)
     assert not replaced.skipped and replaced.batch_id != first.batch_id
     bad = tmp_path / "bad.tsv"
     bad.write_text(path.read_text() + "t3\tonly\tthree\n")
     with pytest.raises(InputError, match=r"bad.tsv:5"):
-        datasets.load_benchmark(bad, "sherliic_tsv", fresh_db_url)
-    with server.connect(fresh_db_url) as conn:
+        datasets.load_benchmark(fresh_target, bad, "sherliic_tsv")
+    with fresh_target.connect() as conn:
         n_items = conn.execute("select count(*) from raw.benchmark_items").fetchone()[0]
         batches = conn.execute(
             "select status, kind, n_rows from raw.load_batches order by batch_id"
         ).fetchall()
     # the bad file rolled back whole; its failure is recorded as a batch row without data
     assert n_items == 3 and batches == [("loaded", "benchmark", 3), ("failed", "benchmark", 0)]
-    items = datasets.load_items(fresh_db_url)
+    items = datasets.load_items(fresh_target)
     assert REGISTRY_COLUMNS <= set(items.columns)
     assert items["label"].tolist() == [True, False, True]
     assert items["is_premise_reversed"].dtype == bool
     assert items.loc[0, "extra"]["lm_split"] == "train"
-    cov = datasets.warehouse_coverage(items, fresh_db_url)
+    cov = datasets.warehouse_coverage(items, fresh_target)
     assert cov.to_dict("records") == [
         {"dataset": "sherliic", "split": "dev", "n_items": 3, "n_with_paths": 3, "n_in_warehouse": None}
     ]
 
 
-def test_warehouse_coverage_maps_through_canonical_paths(fresh_db_url):
+def test_a_file_with_loaded_item_ids_is_refused_or_takes_their_batch_place(fresh_target, tmp_path):
+    path = FIX / "sherliic_dev_sample.tsv"
+    first = datasets.load_benchmark(fresh_target, path, "sherliic_tsv", show_progress=False)
+    copy = tmp_path / "dev_copy.tsv"  # other bytes, the same three item ids
+    copy.write_text(path.read_text().replace("Bezos is leading Amazon", "Bezos leads Amazon"))
+    with pytest.raises(InputError, match=r"3 item id\(s\) of sherliic/dev .* already loaded .* --replace"):
+        datasets.load_benchmark(fresh_target, copy, "sherliic_tsv", show_progress=False)
+    replaced = datasets.load_benchmark(fresh_target, copy, "sherliic_tsv", replace=True, show_progress=False)
+    assert not replaced.skipped and replaced.n_items == 3
+    with open_batch_store(fresh_target) as store:
+        batches = [(b["batch_id"], b["status"]) for b in store.batches(kind="benchmark")]
+    # the refused load is a failed batch; the first file's batch went in the same transaction as the load
+    assert (first.batch_id, "loaded") not in batches
+    assert batches[-1] == (replaced.batch_id, "loaded") and [s for _, s in batches] == ["failed", "loaded"]
+    items = datasets.load_items(fresh_target)
+    assert len(items) == 3 and "Bezos leads Amazon" in set(items["premise_text"])
+
+
+def test_warehouse_coverage_maps_through_canonical_paths(fresh_target):
     items = datasets.items_frame(datasets.read_benchmark(FIX / "sherliic_dev_sample.tsv", "sherliic_tsv"))
-    with server.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         conn.execute("create schema warehouse")
         conn.execute("create table warehouse.relations (rel_id int, path text)")
         # t0's two paths, and t1's: its premise is stored subject-left (reversed from SherLIiC's spelling)
@@ -155,5 +173,5 @@ def test_warehouse_coverage_maps_through_canonical_paths(fresh_db_url):
             " (2, 'nsubj^-___head___dobj'), (3, 'nsubjpass^-___found___prep___by___pobj'),"
             " (4, 'nsubj^-___own___dobj')"
         )
-    cov = datasets.warehouse_coverage(items, fresh_db_url)
+    cov = datasets.warehouse_coverage(items, fresh_target)
     assert cov.loc[0, "n_in_warehouse"] == 2

@@ -1,17 +1,22 @@
-"""The database layer: embedded server, DATABASE_URL override, idempotent raw schema, dbt profile env."""
+"""The database layer: the Target, embedded server, DATABASE_URL override, idempotent raw schema, dbt
+profile env."""
 
 from __future__ import annotations
 
-import psycopg
+import pickle
+from pathlib import Path
+
 import pytest
 
 from warehouse import server
+from warehouse.errors import ConfigurationError
+from warehouse.target import Target
 
 
-def test_apply_schema_is_idempotent(fresh_db_url):
-    server.apply_schema(fresh_db_url)
-    server.apply_schema(fresh_db_url)
-    with psycopg.connect(fresh_db_url) as conn:
+def test_apply_schema_is_idempotent(fresh_target):
+    server.apply_schema(fresh_target.url())
+    server.apply_schema(fresh_target.url())
+    with fresh_target.connect() as conn:
         tables = {
             row[0]
             for row in conn.execute(
@@ -29,12 +34,49 @@ def test_apply_schema_is_idempotent(fresh_db_url):
     } <= tables
 
 
-def test_database_url_override(monkeypatch, fresh_db_url):
-    monkeypatch.setenv("DATABASE_URL", fresh_db_url)
-    assert server.database_url() == fresh_db_url
-    with server.connect() as conn:
+def test_database_url_override(fresh_target):
+    url = fresh_target.url()
+    target = Target.from_environment({"DATABASE_URL": url})
+    assert target.url() == url
+    with target.connect() as conn:
         current = conn.execute("select current_database()").fetchone()[0]
-    assert current == server.connection_parts(fresh_db_url)["dbname"]
+    assert current == server.connection_parts(url)["dbname"]
+
+
+def test_target_flags_win_over_the_environment(tmp_path):
+    environ = {"SHERLIIC_ENGINE": "spark", "SHERLIIC_PGDATA": str(tmp_path), "SHERLIIC_SPARK_DIR": "cat"}
+    target = Target.from_environment(environ, engine="postgres", database_url="postgresql://u@h/d")
+    assert (target.engine, target.database_url, target.pgdata) == ("postgres", "postgresql://u@h/d", tmp_path)
+    assert target.spark.catalog_dir == Path("cat").resolve()
+    spark = Target.from_environment({"SHERLIIC_ENGINE": "spark", "DATABASE_URL": "postgresql://u@h/d"})
+    assert spark.engine == "spark" and spark.on_postgres().engine == "postgres"
+    assert spark.on_postgres().database_url == "postgresql://u@h/d"  # the Postgres side stays named
+    assert pickle.loads(pickle.dumps(target)) == target  # worker processes receive it
+
+
+@pytest.mark.parametrize(
+    ("environ", "flags", "message"),
+    [
+        ({"DATABASE_URL": ""}, {}, "DATABASE_URL is set but empty"),
+        ({"DATABASE_URL": "notaurl"}, {}, "database URL <not a URL>: expected postgresql://"),
+        ({"DATABASE_URL": "mysql://root:hunter2@db/x"}, {}, "database URL mysql://root:***@db/x"),
+        ({"DATABASE_URL": "postgresql://u:hunter2@h:port/d"}, {}, "the port is not a number"),
+        ({"SHERLIIC_ENGINE": "bogus"}, {}, "SHERLIIC_ENGINE='bogus': expected one of postgres, spark"),
+        ({}, {"engine": "spark", "database_url": "postgresql://u@h/d"}, "cannot go with --engine spark"),
+        ({"SHERLIIC_SPARK_DBT_THREADS": "0"}, {}, "SHERLIIC_SPARK_DBT_THREADS='0'"),
+        ({"SHERLIIC_BUILD": "Bad Name"}, {}, "build name 'Bad Name'"),
+    ],
+)
+def test_bad_settings_are_one_line_without_the_password(environ, flags, message):
+    with pytest.raises(ConfigurationError) as raised:
+        Target.from_environment(environ, **flags)
+    assert message in str(raised.value)
+    assert "hunter2" not in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_describe_never_shows_the_password():
+    target = Target.postgres("postgresql://alice:secret@server.example:6543/teg")
+    assert target.describe() == "postgresql://alice:***@server.example:6543/teg"
 
 
 @pytest.mark.parametrize(
@@ -64,10 +106,11 @@ def test_database_url_override(monkeypatch, fresh_db_url):
 )
 def test_connection_parts_for_dbt_profile(url, expected):
     assert server.connection_parts(url) == expected
-    env = server.dbt_env(url)
+    env = Target.postgres(url).dbt_env({"PATH": "/bin"})
     assert env["SHERLIIC_DB_HOST"] == expected["host"]
     assert env["SHERLIIC_DB_NAME"] == expected["dbname"]
     assert env["DBT_SEND_ANONYMOUS_USAGE_STATS"] == "False"
+    assert env["PATH"] == "/bin"
 
 
 def test_sqlalchemy_url_uses_psycopg3_driver():

@@ -20,8 +20,9 @@ import psycopg
 import pytest
 
 from warehouse.dbt import run_dbt
-from warehouse.server import connect
+from warehouse.export import export, main
 from warehouse.settings import PROJECT_ROOT
+from warehouse.target import Target
 
 BUY = "nsubj^-___buy___dobj"
 ACQUIRE = "nsubj^-___acquire___dobj"
@@ -56,7 +57,7 @@ def planted_graph() -> dict:
 
 def load_raw_graph(url: str, graph: dict) -> None:
     """Insert a graph into raw.* directly (one loaded corpus batch, one loaded type batch, one failed)."""
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         corpus = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
             "values ('graph.jsonl', 'jsonl', 'corpus', 'c1', 'loaded', 'graph') returning batch_id"
@@ -109,17 +110,17 @@ def build(url: str, target: Path, dbt_vars: dict | None = None, command: str = "
     """dbt <command> of the TEG and InfCand models (tag:teg); own target/log dirs for parallel dbt runs."""
     started = time.perf_counter()
     run_dbt(
+        Target.postgres(url),
         [command, "--select", *MY_MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
-        url,
         dbt_vars,
     )
     return time.perf_counter() - started
 
 
 @pytest.fixture(scope="module")
-def built(make_database, tmp_path_factory) -> Iterator[str]:
+def built(make_target, tmp_path_factory) -> Iterator[str]:
     """The planted graph, loaded and built once (default thresholds) for the whole module."""
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, planted_graph())
     seconds = build(url, tmp_path_factory.mktemp("dbt"))
     print(f"dbt build on the planted graph: {seconds:.1f} s")
@@ -338,14 +339,14 @@ def test_scores_match_an_independent_python_computation(built: str) -> None:
         assert cand["score"] == pytest.approx(relv * sigma * esr, rel=1e-9)
 
 
-def test_thresholds_and_type_vars_are_overridable(make_database, tmp_path) -> None:
+def test_thresholds_and_type_vars_are_overridable(make_target, tmp_path) -> None:
     """A second graph with a 4-pair rule (purchase ⊂ buy): found only with r_min = 4; top-N = 1 cuts;
     type_sources and map_types select and map the types."""
     graph = planted_graph()
     graph["instances"] += [(PURCHASE, f"C{i}", f"T{i}", f"C{i} purchased T{i}.") for i in range(1, 5)]
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, graph)
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         batch = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status) "
             "values ('map.tsv', 'figer_map', 'type_map', 'm1', 'loaded') returning batch_id"
@@ -422,9 +423,7 @@ def test_sql_reports(built: str) -> None:
 
 
 def test_export_release_files(built: str, tmp_path: Path) -> None:
-    from warehouse.export import export, main
-
-    summary = export(tmp_path, built)
+    summary = export(Target.postgres(built), tmp_path)
 
     def count(table: str) -> int:
         return rows(built, f"select count(*) as n from warehouse.{table}")[0]["n"]
@@ -461,12 +460,82 @@ def test_export_release_files(built: str, tmp_path: Path) -> None:
         mart = marts[rule["candidate_key"]]
         assert rule["premise"] == f"{mart['premise_tsg_index']}~{mart['premise_rel_id']}"
         assert rule["conclusion"] == f"{mart['hypothesis_tsg_index']}~{mart['hypothesis_rel_id']}"
+    with (tmp_path / "relation_rules.tsv").open() as handle:
+        relation_rules = list(csv.DictReader(handle, delimiter="\t"))
+    assert len(relation_rules) == summary.rows["relation_rules.tsv"] == count("rules")
+    assert {r["rule_key"] for r in relation_rules} == {
+        r["rule_key"] for r in rows(built, "select rule_key from warehouse.rules")
+    }
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert (manifest["build"], manifest["schema"], manifest["corpora"]) == ("default", "warehouse", ["graph"])
+    assert (
+        manifest["record"]["status"] == "succeeded" and manifest["build_id"] == manifest["record"]["build_id"]
+    )
+    assert manifest["files"]["rules.tsv"]["rows"] == summary.rows["rules.tsv"]
     assert main(["--out", str(tmp_path / "cli"), "--database-url", built]) == 0
     assert (tmp_path / "cli" / "rules.tsv").exists()
 
 
-def test_export_without_marts_fails_clearly(fresh_db_url: str, tmp_path: Path) -> None:
-    from warehouse.export import export
+def test_rules_mart_is_one_row_per_rule_over_its_typings(built: str) -> None:
+    """rules = inference_candidates grouped by (premise relation, hypothesis relation, alignment),
+    recomputed here."""
+    candidates = rows(built, "select * from warehouse.inference_candidates")
+    expected: dict[tuple, list[dict]] = {}
+    for c in candidates:
+        expected.setdefault((c["premise_rel_id"], c["hypothesis_rel_id"], c["alignment"]), []).append(c)
+    rules = {
+        (r["premise_rel_id"], r["hypothesis_rel_id"], r["alignment"]): r
+        for r in rows(built, "select * from warehouse.rules")
+    }
+    assert set(rules) == set(expected)
+    for key, typed in expected.items():
+        rule = rules[key]
+        best = max(
+            typed, key=lambda c: (c["score"], -c["premise_typed_rel_id"], -c["hypothesis_typed_rel_id"])
+        )
+        typings = sorted(
+            f"({c['premise_type_a']}, {c['premise_type_b']}) => "
+            f"({c['hypothesis_type_a']}, {c['hypothesis_type_b']})"
+            for c in typed
+        )
+        assert rule["n_typings"] == len(typed) and sorted(rule["typings"]) == typings
+        assert rule["best_score"] == best["score"] and rule["best_relv"] == best["relv"]
+        assert math.isclose(rule["summed_score"], sum(c["score"] for c in typed), rel_tol=1e-12)
+        assert (rule["premise_path"], rule["hypothesis_path"]) == (
+            best["premise_path"],
+            best["hypothesis_path"],
+        )
+        assert rule["rule_key"] == md5_key(
+            md5_key(best["premise_path"]), md5_key(best["hypothesis_path"]), key[2]
+        )
+    acquire_buy = [r for r in rules.values() if (r["premise_path"], r["hypothesis_path"]) == (ACQUIRE, BUY)]
+    assert len(acquire_buy) == 1 and acquire_buy[0]["alignment"] == "straight"
 
+
+def test_the_funnel_counts_each_step(built: str) -> None:
+    funnel = rows(built, "select * from warehouse.candidate_funnel order by step_number")
+    steps = {f["step"]: f for f in funnel}
+    assert [f["step_number"] for f in funnel] == list(range(1, 11))
+
+    def count(query: str) -> int:
+        return rows(built, query)[0]["n"]
+
+    assert steps["relation_instances"]["n_rows"] == len(planted_graph()["instances"])  # not the failed batch
+    assert steps["relations"]["n_rows"] == count("select count(*) as n from warehouse.relations")
+    assert steps["typed_relations"]["n_rows"] == count("select count(*) as n from warehouse.typed_relations")
+    n_candidates = count("select count(*) as n from warehouse.inference_candidates")
+    assert steps["inference_candidates"]["n_rows"] == n_candidates > 0
+    pairs = [
+        steps[s]["n_rows"] for s in ("typed_pairs", "types", "relv", "sigma", "esr", "inference_candidates")
+    ]
+    assert pairs == sorted(pairs, reverse=True)  # cumulative: never grows
+    assert (steps["relv"]["var_name"], steps["relv"]["var_value"]) == ("min_relv", "1000")
+    assert (steps["relation_instances"]["var_name"], steps["relation_instances"]["var_value"]) == (
+        "corpora",
+        "null",
+    )
+
+
+def test_export_without_marts_fails_clearly(fresh_target: Target, tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="marts missing"):
-        export(tmp_path, fresh_db_url)
+        export(fresh_target, tmp_path)

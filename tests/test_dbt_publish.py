@@ -12,12 +12,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import psycopg
 import pytest
 from test_dbt_build import load_raw_graph, planted_graph
 
 from warehouse.dbt import run_dbt
-from warehouse.server import connect
 from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.target import Target
 
 TEG = ["--select", "tag:teg"]
 
@@ -27,12 +28,12 @@ def dbt(
 ) -> int:
     """dbt <args> with private target/log folders; returns the exit code."""
     private = ["--target-path", str(tmp / "target"), "--log-path", str(tmp / "logs")]
-    return run_dbt([*args, *private], url, dbt_vars, check=False, project_dir=project_dir)
+    return run_dbt(Target.postgres(url), [*args, *private], dbt_vars, check=False, project_dir=project_dir)
 
 
 def published(url: str) -> dict:
     """What a reader sees: the relations of schema warehouse (by OID), the typed relations and InfCands."""
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         relations = conn.execute(
             "select c.relname, c.oid from pg_class as c join pg_namespace as n on n.oid = c.relnamespace "
             "where n.nspname = 'warehouse' and c.relkind in ('r', 'v') order by 1"
@@ -54,7 +55,7 @@ def published(url: str) -> dict:
 
 
 def staged_relations(url: str) -> int:
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         return conn.execute(
             "select count(*) from pg_class as c join pg_namespace as n on n.oid = c.relnamespace "
             "where n.nspname = 'warehouse__next'"
@@ -62,9 +63,9 @@ def staged_relations(url: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def built(make_database, tmp_path_factory) -> tuple[str, dict]:
+def built(make_target, tmp_path_factory) -> tuple[str, dict]:
     """The planted graph built once with the default vars, and what it published."""
-    url = make_database()
+    url = make_target().url()
     load_raw_graph(url, planted_graph())
     assert dbt(url, ["run", *TEG], tmp_path_factory.mktemp("dbt")) == 0
     before = published(url)
@@ -83,6 +84,11 @@ def built(make_database, tmp_path_factory) -> tuple[str, dict]:
         (
             {"type_sources": []},
             "invalid dbt var type_sources = []: must be null (every source) or a non-empty list",
+        ),
+        (
+            {"type_sources": ["freebase", "nosuchsource"]},
+            'invalid dbt var type_sources = ["freebase", "nosuchsource"]: must be type sources of the loaded '
+            "batches; not loaded: nosuchsource (loaded: freebase, ner)",
         ),
         ({"map_types": "yes"}, 'invalid dbt var map_types = "yes": must be true or false'),
         (
@@ -156,7 +162,7 @@ def test_a_successful_build_replaces_every_mart_at_once(built, tmp_path: Path) -
     assert after["dangling"] == 0
     assert {name for name, _ in after["relations"]} == {name for name, _ in before["relations"]}
     assert staged_relations(url) == 0
-    with connect(url) as conn:
+    with psycopg.connect(url) as conn:
         # relation_instances is a view over views: moved from warehouse__next, it still resolves
         n_instances = conn.execute("select count(*) from warehouse.relation_instances").fetchone()[0]
         definition = conn.execute("select pg_get_viewdef('warehouse.relation_instances')").fetchone()[0]

@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-import psycopg
 import pytest
 
 from baselines.distributional import compute_scores
 from baselines.registry import REGISTRY, Context
+from warehouse.target import Target
 
 LEAD, HEAD, OBEY, OWN = (f"nsubj^-___{v}___dobj" for v in ("lead", "head", "obey", "own"))
 EDGES = {
@@ -54,9 +54,9 @@ TYPED = {
 }
 
 
-def build_marts(url: str) -> None:
+def build_marts(target: Target) -> None:
     """Tables shaped like the dbt marts, holding the graph of the module docstring."""
-    with psycopg.connect(url) as conn:
+    with target.connect() as conn:
         conn.execute(
             """
             create schema warehouse;
@@ -109,12 +109,12 @@ def rev(path: str) -> str:
 
 
 @pytest.fixture()
-def marts_url(fresh_db_url: str) -> str:
-    build_marts(fresh_db_url)
-    return fresh_db_url
+def marts_target(fresh_target: Target) -> Target:
+    build_marts(fresh_target)
+    return fresh_target
 
 
-def test_untyped_scores_straight_crossed_and_uncovered(marts_url: str) -> None:
+def test_untyped_scores_straight_crossed_and_uncovered(marts_target: Target) -> None:
     items = pd.DataFrame(
         [
             item(LEAD, HEAD),  # straight
@@ -125,7 +125,7 @@ def test_untyped_scores_straight_crossed_and_uncovered(marts_url: str) -> None:
         ],
         index=[10, 11, 12, 13, 14],
     )
-    s = compute_scores(items, marts_url, "untyped")
+    s = compute_scores(items, marts_target, "untyped")
     ln = math.log
 
     # item 10: x = {(a,b):3, (c,d):1}, y = {(a,b):2, (e,d):2}
@@ -157,7 +157,7 @@ def test_untyped_scores_straight_crossed_and_uncovered(marts_url: str) -> None:
     assert s.loc[[13, 14]].isna().all().all()
 
 
-def test_typed_scores_and_sherlock(marts_url: str) -> None:
+def test_typed_scores_and_sherlock(marts_target: Target) -> None:
     items = pd.DataFrame(
         [
             item(LEAD, HEAD, ("person", "company")),  # T11 => T21 (exact slot types)
@@ -167,7 +167,7 @@ def test_typed_scores_and_sherlock(marts_url: str) -> None:
             item(LEAD, HEAD, ("PERSON", "/business/company")),  # normalised type names: as item 0
         ]
     )
-    s = compute_scores(items, marts_url, "typed")
+    s = compute_scores(items, marts_target, "typed")
     ln = math.log
     assert s.loc[0, "weeds_prec"] == pytest.approx(1.0)  # untyped: 3/4
     assert s.loc[0, "cl_xy"] == pytest.approx(2 / 3)
@@ -183,9 +183,9 @@ def test_typed_scores_and_sherlock(marts_url: str) -> None:
     assert s.loc[[2, 3]].isna().all().all()
 
 
-def test_sherlock_with_partial_overlap(marts_url: str) -> None:
+def test_sherlock_with_partial_overlap(marts_target: Target) -> None:
     """T12 (thing/thing, 2 pairs) => T21 (matched through its type signature {person, leader})."""
-    s = compute_scores(pd.DataFrame([item(LEAD, HEAD, ("thing", "thing"))]), marts_url, "typed")
+    s = compute_scores(pd.DataFrame([item(LEAD, HEAD, ("thing", "thing"))]), marts_target, "typed")
     assert s["weeds_prec"].isna().all()  # the hypothesis has no thing/thing typed relation
     items = pd.DataFrame(
         [
@@ -198,7 +198,7 @@ def test_sherlock_with_partial_overlap(marts_url: str) -> None:
             }
         ]
     )
-    s = compute_scores(items, marts_url, "typed")
+    s = compute_scores(items, marts_target, "typed")
     p, p_b, relv = 0.5, 2 / 49, 1 * 49 / (2 * 2)
     sigma = p * 2 * 2 * (p * math.log(relv) + (1 - p) * math.log((1 - p) / (1 - p_b)))
     esr = 2 / (2 * 1)
@@ -206,9 +206,9 @@ def test_sherlock_with_partial_overlap(marts_url: str) -> None:
     assert s.loc[0, "weeds_prec"] == pytest.approx(3 / 4)
 
 
-def test_registered_baselines_share_one_query(marts_url: str) -> None:
+def test_registered_baselines_share_one_query(marts_target: Target) -> None:
     items = pd.DataFrame([item(LEAD, HEAD, ("person", "company")), item(LEAD, "x___y___nsubj")])
-    ctx = Context(database_url=marts_url)
+    ctx = Context(target=marts_target)
     weeds = REGISTRY["WeedsPrec (untyped)"].score(items, ctx)
     assert weeds.iloc[0] == pytest.approx(0.75) and math.isnan(weeds.iloc[1])
     assert REGISTRY["WeedsPrec (typed)"].score(items, ctx).iloc[0] == pytest.approx(1.0)
@@ -216,16 +216,19 @@ def test_registered_baselines_share_one_query(marts_url: str) -> None:
     assert len([k for k in ctx.cache if k[0] == "distributional"]) == 2
 
 
-def test_missing_marts_give_a_clear_error(fresh_db_url: str) -> None:
+def test_missing_marts_give_a_clear_error(fresh_target: Target) -> None:
     with pytest.raises(RuntimeError, match="warehouse.relations is missing"):
-        compute_scores(pd.DataFrame([item(LEAD, HEAD)]), fresh_db_url, "untyped")
+        compute_scores(pd.DataFrame([item(LEAD, HEAD)]), fresh_target, "untyped")
 
 
-def test_sql_equals_the_dense_numpy_reference_on_a_synthetic_graph() -> None:
-    """benchmarks/bench_baselines.py at toy size: SQL and the dense approach agree (asserted there)."""
+def test_sql_equals_the_dense_numpy_reference_on_a_synthetic_graph(db_target: Target) -> None:
+    """benchmarks/bench_baselines.py at toy size: SQL and the dense approach agree (asserted there), in a
+    scratch database of the Target's server."""
     from benchmarks.bench_baselines import bench_sql_vs_dense
 
-    result = bench_sql_vs_dense(n_relations=200, cluster_size=10, pool=40, edges_per_relation=10, n_items=60)
+    result = bench_sql_vs_dense(
+        db_target, n_relations=200, cluster_size=10, pool=40, edges_per_relation=10, n_items=60
+    )
     assert result["graph"]["n_edges"] > 1000 and result["n_crossed"] > 0
     assert max(result["max_abs_difference"].values()) <= 1e-9
     assert result["mean_weeds_prec"] > 0.1  # the items really overlap

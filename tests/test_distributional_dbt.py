@@ -12,20 +12,20 @@ import math
 from collections.abc import Iterator
 
 import pandas as pd
-import psycopg
 import pytest
 from test_distributional import EDGES, HEAD, LEAD, OBEY, item, rev
 
 from baselines.distributional import compute_scores
 from warehouse.dbt import run_dbt
+from warehouse.target import Target
 
 TYPES = {"a": "person", "b": "company", "c": "city", "d": "company", "e": "person"}
 DBT_VARS = {"r_min": 1, "min_relv": 0, "min_sigma": -1.0e12, "min_esr": 0, "top_n_premises": 1000}
 MODELS = ["tag:teg"]
 
 
-def load_raw(url: str) -> None:
-    with psycopg.connect(url) as conn:
+def load_raw(target: Target) -> None:
+    with target.connect() as conn:
         corpus = conn.execute(
             "insert into raw.load_batches (source_file, source_format, kind, checksum, status, corpus_name) "
             "values ('g.jsonl', 'jsonl', 'corpus', 'g', 'loaded', 'g') returning batch_id"
@@ -51,21 +51,21 @@ def load_raw(url: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def dbt_url(make_database, tmp_path_factory) -> Iterator[str]:
-    url = make_database()
-    load_raw(url)
-    target = tmp_path_factory.mktemp("dbt_distributional")
+def dbt_target(make_target, tmp_path_factory) -> Iterator[Target]:
+    target = make_target()
+    load_raw(target)
+    folder = tmp_path_factory.mktemp("dbt_distributional")
     run_dbt(
-        ["run", "--select", *MODELS, "--target-path", str(target / "target"), "--log-path", str(target)],
-        url,
+        target,
+        ["run", "--select", *MODELS, "--target-path", str(folder / "target"), "--log-path", str(folder)],
         DBT_VARS,
     )
-    yield url
+    yield target
 
 
-def test_untyped_scores_on_dbt_marts(dbt_url: str) -> None:
+def test_untyped_scores_on_dbt_marts(dbt_target: Target) -> None:
     items = pd.DataFrame([item(LEAD, HEAD), item(LEAD, rev(OBEY)), item(LEAD, "nsubj^-___no___dobj")])
-    s = compute_scores(items, dbt_url, "untyped")
+    s = compute_scores(items, dbt_target, "untyped")
     ln = math.log
     w1_ab, w1_cd, w2 = ln(186 / 48), ln(62 / 4), ln(124 / 48)
     assert s.loc[0, "weeds_prec"] == pytest.approx(3 / 4)
@@ -77,11 +77,11 @@ def test_untyped_scores_on_dbt_marts(dbt_url: str) -> None:
     assert s.loc[2].isna().all()
 
 
-def test_typed_scores_and_sherlock_match_the_infcand_mart(dbt_url: str) -> None:
+def test_typed_scores_and_sherlock_match_the_infcand_mart(dbt_target: Target) -> None:
     items = pd.DataFrame(
         [item(LEAD, HEAD, ("person", "company")), item(rev(LEAD), rev(HEAD), ("company", "person"))]
     )
-    s = compute_scores(items, dbt_url, "typed")
+    s = compute_scores(items, dbt_target, "typed")
     ln = math.log
     assert s.loc[0, "weeds_prec"] == pytest.approx(1.0)
     assert s.loc[0, "inv_cl"] == pytest.approx(math.sqrt(2 / 3 * (1 - 2 / 4)))
@@ -91,9 +91,9 @@ def test_typed_scores_and_sherlock_match_the_infcand_mart(dbt_url: str) -> None:
     pd.testing.assert_series_equal(s.loc[1], s.loc[0], check_names=False)
 
 
-def test_sql_sherlock_equals_the_mart_for_every_infcand(dbt_url: str) -> None:
+def test_sql_sherlock_equals_the_mart_for_every_infcand(dbt_target: Target) -> None:
     """Our Relv·σ·esr for arbitrary pairs agrees with warehouse.inference_candidates on all InfCands."""
-    with psycopg.connect(dbt_url) as conn:
+    with dbt_target.connect() as conn:
         rows = conn.execute(
             "select premise_path, hypothesis_path, premise_type_a, premise_type_b, hypothesis_type_a,"
             " hypothesis_type_b, alignment, score from warehouse.inference_candidates"
@@ -113,15 +113,15 @@ def test_sql_sherlock_equals_the_mart_for_every_infcand(dbt_url: str) -> None:
             }
         )
     items = pd.DataFrame(records)
-    ours = compute_scores(items, dbt_url, "typed", use_infcands=False)["sherlock_esr"]
-    mart = compute_scores(items, dbt_url, "typed")["sherlock_esr"]
+    ours = compute_scores(items, dbt_target, "typed", use_infcands=False)["sherlock_esr"]
+    mart = compute_scores(items, dbt_target, "typed")["sherlock_esr"]
     expected = [r[-1] for r in rows]
     assert ours.notna().all()
     assert ours.tolist() == pytest.approx(expected, rel=1e-9)
     assert mart.tolist() == pytest.approx(expected, rel=1e-9)
 
 
-def test_noisy_labels_for_every_infcand(dbt_url: str) -> None:
+def test_noisy_labels_for_every_infcand(dbt_target: Target) -> None:
     """Best computable baseline by dev F1 labels every InfCand; crossed InfCands line up (overlap > 0)."""
     from baselines import noisy_labels
     from baselines.evaluate import RESULT_COLUMNS, store_results
@@ -141,6 +141,7 @@ def test_noisy_labels_for_every_infcand(dbt_url: str) -> None:
         }
 
     store_results(
+        dbt_target,
         pd.DataFrame(
             [
                 row("hypothesis-only probe", 0.9, 0.5),  # needs text: not computable for InfCands
@@ -149,12 +150,10 @@ def test_noisy_labels_for_every_infcand(dbt_url: str) -> None:
                 row("Lemma", 0.2, float("nan")),
             ]
         ),
-        dbt_url,
     )
-    ctx = Context(database_url=dbt_url)
-    method, n, n_yes = noisy_labels.build(dbt_url, ctx)
+    method, n, n_yes = noisy_labels.build(Context(target=dbt_target))
     assert method == "WeedsPrec (typed)"
-    with psycopg.connect(dbt_url) as conn:
+    with dbt_target.connect() as conn:
         n_infcands, n_crossed = conn.execute(
             "select count(*), count(*) filter (where alignment = 'crossed')"
             " from warehouse.inference_candidates"

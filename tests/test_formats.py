@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from extract.formats import FORMATS, reader
-from extract.formats._common import find_surface, normalise_name
 from extract.formats.base import CorpusReader, PreparsedReader
+from extract.formats.common import find_surface, normalise_name
 from extract.formats.fewrel import detokenize
 from extract.formats.grec import strip_markup, title_from_url
 from extract.formats.trex import restore
@@ -42,11 +42,14 @@ def test_jsonl_fixture():
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ('{"id": 1, "text": "A b", "mentions": [}', "malformed JSON"),
-        ('{"id": 1, "mentions": []}', "missing field 'text'"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}', "outside the text"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
-        ('{"id": 1, "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
+        ('{"id": "1", "text": "A b", "mentions": [}', "malformed JSON"),
+        ('{"id": "1", "mentions": []}', "missing field 'text'"),
+        (
+            '{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 9, "entity": "x"}]}',
+            "outside the text",
+        ),
+        ('{"id": "1", "text": "A b", "mentions": [{"start": 0, "end": 1}]}', "missing field 'entity'"),
+        ('{"id": "1", "text": "A b", "mentions": [{"start": "0", "end": 1, "entity": "x"}]}', "must be int"),
         ("[1, 2]", "expected a JSON object"),
     ],
 )
@@ -63,7 +66,7 @@ def test_jsonl_bad_lines_name_file_line_problem(tmp_path, line, problem):
 def test_wrong_encoding_names_the_line(tmp_path):
     path = tmp_path / "latin1.jsonl"
     path.write_bytes(
-        b'{"id": 1, "text": "ok", "mentions": []}\n{"id": 2, "text": "M\xfcller", "mentions": []}\n'
+        b'{"id": "1", "text": "ok", "mentions": []}\n{"id": "2", "text": "M\xfcller", "mentions": []}\n'
     )
     with pytest.raises(InputError) as err:
         list(reader("jsonl").read(path))
@@ -94,7 +97,17 @@ def test_skip_bad_handler_receives_errors_and_reading_goes_on(tmp_path):
 def test_unknown_format_lists_the_formats():
     with pytest.raises(ValueError, match="jsonl"):
         reader("xml")
-    assert set(FORMATS) == {"jsonl", "fewrel", "trex", "google_re", "grec", "facc1", "conllu", "text"}
+    assert set(FORMATS) == {
+        "jsonl",
+        "fewrel",
+        "trex",
+        "google_re",
+        "grec",
+        "facc1",
+        "conllu",
+        "text",
+        "spacy",
+    }
     assert reader("jsonl").alignment == "strict" and reader("trex").alignment == "expand"
     assert reader("text").needs_ner and not reader("jsonl").needs_ner
     assert isinstance(reader("conllu"), PreparsedReader) and isinstance(reader("fewrel"), CorpusReader)
@@ -128,7 +141,7 @@ def test_grec_markup_and_titles():
 def test_fewrel_real_sample(shared_data):
     docs = _first(reader("fewrel").read(shared_data / "corpora/fewrel/val_wiki.json"), 5)
     first = docs[0]
-    assert first.document_id == "P177:0" and first.line_number == 1
+    assert first.document_id == "val_wiki.json:P177:0" and first.line_number == 1
     names = {m.entity_id: first.text[m.start : m.end] for m in first.mentions}
     assert names == {"Q5034838": "Cape Girardeau Bridge", "Q1497": "Mississippi River"}
     assert all(len({m.entity_id for m in d.mentions}) == 2 for d in docs)

@@ -70,7 +70,7 @@ def test_scores_nan_without_paths_and_always_yes():
             "is_hypothesis_reversed": [False, False],
         }
     )
-    ctx = Context(database_url="unused")
+    ctx = Context()
     s = lemma_score(items, ctx)
     assert s.iloc[0] == 1.0 and math.isnan(s.iloc[1])
     assert always_yes_score(items, ctx).tolist() == [1.0, 1.0]

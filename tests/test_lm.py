@@ -7,6 +7,8 @@ CI installs the extra and runs this file (.ci/run).
 from __future__ import annotations
 
 import importlib.util
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +16,7 @@ import pytest
 
 from baselines.lm import models, patterns, runs
 from baselines.lm.models import ModelMissing, PackagedModel
+from baselines.lm.plan import LmSettings, Plan, PlanRecord
 from baselines.rules import ResourceMissing
 
 
@@ -75,7 +78,14 @@ def test_training_hash_ignores_order_and_sees_labels() -> None:
 def test_nothing_is_computed_unless_allowed(tmp_path) -> None:
     recipe = runs.Recipe.zero_shot("minilm")
     with pytest.raises(ResourceMissing, match="make lm"):
-        runs.run_scores(recipe, None, ["a b c"], ["a b d"], allow_compute=False, runs_dir=tmp_path)
+        runs.run_scores(
+            recipe,
+            None,
+            ["a b c"],
+            ["a b d"],
+            allow_compute=False,
+            settings=runs.RunSettings(runs_dir=tmp_path),
+        )
 
 
 # ---------------------------------------------------------------- with MiniLM
@@ -145,17 +155,18 @@ def test_fine_tune_is_deterministic_and_cached(tmp_path, monkeypatch) -> None:
     )
     recipe = runs.Recipe(model="minilm", pattern="y because x", seed=7, epochs=1, batch_size=8)
     p, h = list(items.premise_text), list(items.hypothesis_text)
+    in_a, in_b = runs.RunSettings(runs_dir=tmp_path / "a"), runs.RunSettings(runs_dir=tmp_path / "b")
     first, second = runs.RunStats(), runs.RunStats()
-    a = runs.run_scores(recipe, training, p, h, allow_compute=True, runs_dir=tmp_path / "a", stats=first)
-    b = runs.run_scores(recipe, training, p, h, allow_compute=True, runs_dir=tmp_path / "b", stats=second)
+    a = runs.run_scores(recipe, training, p, h, allow_compute=True, settings=in_a, stats=first)
+    b = runs.run_scores(recipe, training, p, h, allow_compute=True, settings=in_b, stats=second)
     assert first.trained and second.trained
     np.testing.assert_array_equal(a, b)  # same seed, same scores
     assert ((a > 0) & (a < 1)).all() and len(set(a.round(6))) > 2
-    other = runs.run_scores(recipe.with_seed(8), training, p, h, allow_compute=True, runs_dir=tmp_path / "a")
+    other = runs.run_scores(recipe.with_seed(8), training, p, h, allow_compute=True, settings=in_a)
     assert not np.array_equal(a, other)
     # a cache hit: no training, no scoring, even when computing is not allowed
     again = runs.RunStats()
-    c = runs.run_scores(recipe, training, p, h, allow_compute=False, runs_dir=tmp_path / "a", stats=again)
+    c = runs.run_scores(recipe, training, p, h, allow_compute=False, settings=in_a, stats=again)
     np.testing.assert_array_equal(a, c)
     assert not again.trained and again.scored == 0 and again.from_cache == len(p)
     # a new pair is scored with the cached weights, without training
@@ -166,25 +177,24 @@ def test_fine_tune_is_deterministic_and_cached(tmp_path, monkeypatch) -> None:
         ["Anna owns Berlin"],
         ["Anna bought Berlin"],
         allow_compute=True,
-        runs_dir=tmp_path / "a",
+        settings=in_a,
         stats=new,
     )
     assert not new.trained and new.scored == 1
 
 
+QUICK_PLAN = {"LM_SEEDS": "1", "LM_EPOCHS": "1", "LM_FINETUNE": "minilm:sherliic", "LM_FOLDS": "2"}
+
+
 @needs_lm
-def test_scores_land_in_the_harness(db_url, tmp_path, monkeypatch) -> None:
+def test_scores_land_in_the_harness(db_target, tmp_path) -> None:
     from baselines.evaluate import evaluate_baseline, store_results
     from baselines.lm import methods
     from baselines.registry import Context
-    from warehouse import server
 
-    monkeypatch.setattr(runs, "RUNS_DIR", tmp_path)
-    monkeypatch.setenv("LM_SEEDS", "1")
-    monkeypatch.setenv("LM_EPOCHS", "1")
-    monkeypatch.setenv("LM_FINETUNE", "minilm:sherliic")
+    plan, run = Plan.from_environment(QUICK_PLAN), runs.RunSettings(runs_dir=tmp_path)
     items = few_items()
-    ctx = Context(database_url=db_url)
+    ctx = Context(target=db_target, lm=LmSettings(plan=plan, run=run))
     name = "lm:minilm fine-tuned (y because x)"
     with pytest.raises(ResourceMissing, match="make lm"):  # `make baselines` never trains
         evaluate_baseline(name, items, ctx)
@@ -193,16 +203,133 @@ def test_scores_land_in_the_harness(db_url, tmp_path, monkeypatch) -> None:
     frame = ev.frame().set_index("split")
     assert {"dev", "lm_dev"} <= set(frame.index)
     assert frame.loc["lm_dev", "n_items"] == 8 and frame.loc["lm_dev", "n_covered"] == 8
-    store_results(ev.frame(), db_url)
-    with server.connect(db_url) as conn:
+    store_results(db_target, ev.frame())
+    with db_target.connect() as conn:
         stored = conn.execute(
             "select split, n_covered from results.baseline_scores where method = %s order by split", (name,)
         ).fetchall()
     assert ("lm_dev", 8) in stored
-    # the cached run now serves `make baselines`, which may not compute
-    ctx2 = Context(database_url=db_url)
-    again = evaluate_baseline(name, items, ctx2)
+    # the cached run now serves `make baselines`, which may not compute: with the plan `make lm` recorded
+    # for the row, not the default plan (3 seeds, other epochs: runs that were never trained)
+    recorded = LmSettings(recorded={(name, "sherliic"): plan}, run=run)
+    again = evaluate_baseline(name, items, Context(target=db_target, lm=recorded))
     pd.testing.assert_frame_equal(again.frame(), ev.frame())
+    with pytest.raises(ResourceMissing, match="make lm"):
+        evaluate_baseline(name, items, Context(target=db_target, lm=LmSettings(run=run)))
+
+
+def test_the_plan_comes_from_the_given_environment_and_round_trips(tmp_path) -> None:
+    from warehouse.errors import ConfigurationError
+
+    custom = Plan.from_environment(
+        {**QUICK_PLAN, "LM_PATTERNS": "y due to the fact that x", "LM_ALL_PATTERNS": ""}
+    )
+    assert custom.seeds == (0,) and custom.epochs == 1 and custom.patterns == ("y due to the fact that x",)
+    assert Plan.from_dict(custom.to_dict()) == custom
+    with pytest.raises(ConfigurationError, match="LM_SEEDS='three'"):
+        Plan.from_environment({"LM_SEEDS": "three"})
+    with pytest.raises(ConfigurationError, match="LM_PATTERNS: unknown pattern"):
+        Plan.from_environment({"LM_PATTERNS": "x therefore y"})
+    settings = LmSettings.from_environment({"LM_MODELS": "mpnet", "LM_THREADS": "2", "LM_KEEP_WEIGHTS": "0"})
+    assert settings.models == ("mpnet",) and settings.recorded == {}
+    assert (settings.run.threads, settings.run.keep_weights) == (2, False)
+    assert (
+        LmSettings.from_environment({"SHERLIIC_OUT": str(tmp_path)}).run.runs_dir == tmp_path / "lm" / "runs"
+    )
+    assert settings.combination_features() == ["lm:mpnet zero-shot cosine"]
+
+
+def test_the_readers_score_by_the_record_of_what_make_lm_ran(tmp_path) -> None:
+    """What `make lm` ran is recorded beside the run cache; the other commands read it, not LM_*."""
+    environ = {"SHERLIIC_OUT": str(tmp_path), "LM_FINETUNE": "mpnet:levy_holt", "LM_MODELS": "mpnet"}
+    before = LmSettings.as_recorded(environ)  # no `make lm` yet: the default plan and every model
+    assert before.recorded == {} and before.plan == Plan.from_environment({})
+    assert before.models == tuple(models.MODELS)
+    first = Plan.from_environment({**QUICK_PLAN, "LM_PATTERNS": "y due to the fact that x"})
+    second = Plan.from_environment({"LM_FINETUNE": "minilm:levy_holt"})
+    runs_dir = LmSettings.as_recorded(environ).run.runs_dir
+    record = PlanRecord.read(runs_dir).with_run(first, ["minilm"], [("lm:minilm a", "sherliic")])
+    record.write(runs_dir)
+    # a later run replaces only the rows it wrote
+    PlanRecord.read(runs_dir).with_run(second, ["minilm"], [("lm:minilm a", "levy_holt")]).write(runs_dir)
+    assert (tmp_path / "lm" / "plans.json").is_file()
+    after = LmSettings.as_recorded(environ)
+    assert after.plan_for("lm:minilm a", "sherliic") == first
+    assert after.plan_for("lm:minilm a", "levy_holt") == second
+    assert after.plan_for("lm:minilm b", "sherliic") == Plan.from_environment({})  # nothing recorded
+    assert after.models == ("minilm",)  # the models of the last `make lm`, not LM_MODELS
+
+
+def _write_sherliic_tsv(items: pd.DataFrame, path) -> None:
+    """few_items() as the shared SherLIiC-dev TSV (the paths only need to be well-formed)."""
+    from baselines.datasets import SHERLIIC_TSV_COLUMNS
+
+    lines = ["\t".join(SHERLIIC_TSV_COLUMNS)]
+    for n, item in enumerate(items.itertuples()):
+        row = {c: "" for c in SHERLIIC_TSV_COLUMNS}
+        row.update(
+            id=item.item_id,
+            premise_path=f"nsubj^-___p{n}___dobj",
+            hypothesis_path=f"nsubj^-___h{n}___dobj",
+            premise_sentence=item.premise_text,
+            hypothesis_sentence=item.hypothesis_text,
+            label="yes" if item.label else "no",
+            lm_split=item.extra["lm_split"],
+        )
+        lines.append("\t".join(row[c] for c in SHERLIIC_TSV_COLUMNS))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@needs_lm
+def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_target, tmp_path, monkeypatch):
+    """Issue 18: `make lm` with a custom plan, then a plain `make baselines`: the fine-tuned rows that exist
+    stay, scored with the plan `make lm` ran (recorded beside the run cache), whatever LM_* say now."""
+    from baselines import cli as baselines_cli
+    from baselines import datasets
+    from baselines.lm import cli as lm_cli
+    from baselines.registry import REGISTRY
+
+    shared = tmp_path / "shared"  # SherLIiC-dev, and a Levy/Holt train file for the probe (not loaded)
+    (shared / "sherliic").mkdir(parents=True)
+    (shared / "levy_holt" / "teddy_li" / "orig").mkdir(parents=True)
+    _write_sherliic_tsv(few_items(), shared / "sherliic" / "dev.tsv")
+    fixture = Path(__file__).parent / "fixtures" / "benchmarks" / "dirposi_symnegi" / "dev.txt"
+    shutil.copy(fixture, shared / "levy_holt" / "teddy_li" / "orig" / "train.txt")
+    datasets.load_benchmark(fresh_target, shared / "sherliic" / "dev.tsv", "sherliic_tsv")
+    out = tmp_path / "out"
+    monkeypatch.setenv("SHERLIIC_OUT", str(out))
+    monkeypatch.setenv("DATABASE_URL", fresh_target.url())
+    monkeypatch.setenv("SHERLIIC_DATA", str(shared))
+    custom = {**QUICK_PLAN, "LM_MODELS": "minilm", "LM_PATTERNS": "y due to the fact that x"}
+    custom["LM_HYPOTHESIS_ONLY"] = ""
+    for name, value in custom.items():
+        monkeypatch.setenv(name, value)
+    method = "lm:minilm fine-tuned (y due to the fact that x)"
+    registered = dict(REGISTRY)
+    try:
+        assert lm_cli.main(["run", "--no-load", "--workers", "1", "--out", str(out)]) == 0
+        by_lm = pd.read_csv(out / "baselines.csv")
+        by_lm = by_lm[by_lm.method == method].reset_index(drop=True)
+        # dev and lm_dev (out-of-fold scores: no row is in-sample) and pd_cv (the honest folds)
+        assert list(by_lm.split) == ["dev", "lm_dev", "pd_cv"] and by_lm.loc[1, "n_covered"] == 8
+        # later, another environment: plain, or sized for something else
+        for name in custom:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("LM_PATTERNS", "y, because x")
+        monkeypatch.setenv("LM_FINETUNE", "mpnet:levy_holt")
+        assert baselines_cli.main(["all", "--no-load", "--out", str(out)]) == 0
+    finally:  # the custom pattern's methods were registered for this process only
+        for name in set(REGISTRY) - set(registered):
+            del REGISTRY[name]
+    by_baselines = pd.read_csv(out / "baselines.csv")
+    by_baselines = by_baselines[by_baselines.method == method].reset_index(drop=True)
+    pd.testing.assert_frame_equal(by_baselines, by_lm)
+    with fresh_target.connect() as conn:
+        stored = conn.execute(
+            "select split, n_covered from results.baseline_scores where method = %s", (method,)
+        ).fetchall()
+    assert sorted(stored) == [("dev", 32), ("lm_dev", 8), ("pd_cv", by_lm.loc[2, "n_covered"])]
+    assert method in (out / "baselines.md").read_text()
 
 
 def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
@@ -248,12 +375,12 @@ def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
     ]
 
 
-def test_uninformative_and_in_sample_rows_are_left_out() -> None:
+def test_uninformative_rows_are_left_out() -> None:
     from baselines.evaluate import Evaluation
     from baselines.lm.methods import keep_rows
 
     keys = [
-        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # in-sample: half of dev trained the model
+        ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # out of fold since cross-fitting: kept
         ("lm:minilm fine-tuned (a)", "sherliic", "lm_dev", 5),
         ("lm:minilm zero-shot cosine", "sherliic", "dev", 5),  # no training: kept
         ("Patty", "zeichner", "all", 0),
@@ -265,6 +392,7 @@ def test_uninformative_and_in_sample_rows_are_left_out() -> None:
     )
     kept = [(r["method"], r["split"]) for r in keep_rows(ev, only_lm=True).rows]
     assert kept == [
+        ("lm:minilm fine-tuned (a)", "dev"),
         ("lm:minilm fine-tuned (a)", "lm_dev"),
         ("lm:minilm zero-shot cosine", "dev"),
         ("Patty", "all"),
@@ -272,20 +400,10 @@ def test_uninformative_and_in_sample_rows_are_left_out() -> None:
     assert ("Patty", "all") not in [(r["method"], r["split"]) for r in keep_rows(ev).rows]
 
 
-def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset(monkeypatch) -> None:
-    from baselines.lm.methods import Plan
+def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset() -> None:
     from baselines.lm.patterns import HYPOTHESIS_ONLY
 
-    for var in (
-        "LM_SEEDS",
-        "LM_PATTERNS",
-        "LM_FINETUNE",
-        "LM_ALL_PATTERNS",
-        "LM_HYPOTHESIS_ONLY",
-        "LM_EPOCHS",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    plan = Plan.from_env()
+    plan = Plan.from_environment({})
     first, second = "y because x", "x, which means that y"
     assert plan.seeds == (0, 1, 2)
     assert plan.patterns_for("minilm", "sherliic") == (first, second, HYPOTHESIS_ONLY)
@@ -297,9 +415,9 @@ def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset(monk
     assert plan.recipe("minilm", first, 2, 4388).epochs == 1
     assert plan.recipe("minilm", first, 2, 866).epochs == 5
     assert plan.recipe("mpnet", first, 0, 796).epochs == 3
-    monkeypatch.setenv("LM_FINETUNE", "minilm:levy_holt/*;mpnet:sherliic")
-    monkeypatch.setenv("LM_HYPOTHESIS_ONLY", "levy_holt")
-    plan = Plan.from_env()
+    plan = Plan.from_environment(
+        {"LM_FINETUNE": "minilm:levy_holt/*;mpnet:sherliic", "LM_HYPOTHESIS_ONLY": "levy_holt"}
+    )
     assert plan.patterns_for("minilm", "levy_holt") == ()
     assert plan.patterns_for("minilm", "levy_holt/dirposi_dirnegi") == (first,)
     assert plan.patterns_for("mpnet", "sherliic") == (first, second)
@@ -375,50 +493,49 @@ def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
 
 
 @needs_lm
-def test_parallel_workers_fill_the_cache_like_one_process(tmp_path, monkeypatch) -> None:
+def test_parallel_workers_fill_the_cache_like_one_process(tmp_path) -> None:
     from baselines.lm import jobs
-    from baselines.lm.methods import Plan
+    from baselines.lm.methods import training_jobs
 
-    monkeypatch.setenv("LM_SEEDS", "2")
-    monkeypatch.setenv("LM_EPOCHS", "1")
-    monkeypatch.setenv("LM_PATTERNS", "y because x")
-    monkeypatch.setenv("LM_FINETUNE", "minilm:sherliic")
-    monkeypatch.setenv("LM_HYPOTHESIS_ONLY", "")
-    items, plan = few_items(), Plan.from_env()
+    environ = {**QUICK_PLAN, "LM_SEEDS": "2", "LM_PATTERNS": "y because x", "LM_HYPOTHESIS_ONLY": ""}
+    environ["LM_FOLDS"] = "2"
+    items, plan = few_items(), Plan.from_environment(environ)
     planned = jobs.planned_jobs(items, ["minilm"], plan)
-    assert [(j.pattern, j.dataset, j.seed) for j in planned] == [
-        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0),
-        ("y because x", "sherliic", 0),
-        ("y because x", "sherliic", 1),
+    # one job per model of the cross-fit: 2 folds (no test items: no model of the whole pool)
+    assert [(j.pattern, j.dataset, j.seed, j.part) for j in planned] == [
+        (runs.ZERO_SHOT, jobs.ALL_DATASETS, 0, None),
+        ("y because x", "sherliic", 0, 0),
+        ("y because x", "sherliic", 0, 1),
+        ("y because x", "sherliic", 1, 0),
+        ("y because x", "sherliic", 1, 1),
     ]
-    # x 23M parameters; fine-tuned: 24 training items x 1 epoch x 3 passes + 32 scored;
+    settings = LmSettings(plan=plan)
+    # x 23M parameters; fine-tuned: the fold's training items x 1 epoch x 3 passes + the items it scores;
     # zero-shot: 40 distinct sentences (10 verbs x 4 argument pairs)
-    assert planned[1].cost(items, plan) == (3 * 24 + 32) * 23
-    assert planned[0].cost(items, plan) == 40 * 23
+    part = training_jobs(items, plan)[0]
+    assert planned[1].cost(items, settings) == (3 * len(part.training.labels) + len(part.index)) * 23
+    assert planned[0].cost(items, settings) == 40 * 23
 
     def cache_of(workers: int, folder: str) -> dict[str, dict]:
-        out = tmp_path / folder
-        # the parent reads runs.RUNS_DIR; spawned workers derive it from SHERLIIC_OUT at import
-        monkeypatch.setenv("SHERLIIC_OUT", str(out))
-        monkeypatch.setattr(runs, "RUNS_DIR", out / "lm" / "runs")
-        assert jobs.fill_cache(items, planned, plan, workers) == 3
-        assert jobs.fill_cache(items, planned, plan, workers) == 0  # all cached: nothing runs
-        return {p.parent.name: p.read_text() for p in (out / "lm" / "runs").glob("*/scores.json")}
+        runs_dir = tmp_path / folder / "lm" / "runs"
+        # the workers receive the settings as a value: the same run cache as the parent's
+        in_folder = LmSettings(plan=plan, run=runs.RunSettings(runs_dir=runs_dir))
+        assert jobs.fill_cache(items, planned, in_folder, workers) == 5
+        assert jobs.fill_cache(items, planned, in_folder, workers) == 0  # all cached: nothing runs
+        return {p.parent.name: p.read_text() for p in runs_dir.glob("*/scores.json")}
 
     parallel, serial = cache_of(2, "parallel"), cache_of(1, "serial")
-    assert len(parallel) == 3 and parallel == serial  # same runs, same scores, whichever process ran them
+    assert len(parallel) == 5 and parallel == serial  # same runs, same scores, whichever process ran them
 
 
 @needs_lm
-def test_a_failing_job_stops_the_workers_with_its_error(tmp_path, monkeypatch) -> None:
+def test_a_failing_job_stops_the_workers_with_its_error(tmp_path) -> None:
     from baselines.lm import jobs
-    from baselines.lm.methods import Plan
 
-    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
-    monkeypatch.setattr(runs, "RUNS_DIR", tmp_path / "lm" / "runs")
     bogus = "no such pattern"
     plan = Plan(seeds=(0, 1), patterns=(bogus,), finetune={"minilm": ("sherliic",)}, hypothesis_only=())
+    settings = LmSettings(plan=plan, run=runs.RunSettings(runs_dir=tmp_path / "lm" / "runs"))
     failing = [jobs.Job("minilm", bogus, "sherliic", seed) for seed in plan.seeds]
     with pytest.raises(KeyError, match=f"unknown pattern '{bogus}'"):  # raised in a worker, re-raised here
-        jobs.fill_cache(few_items(), failing, plan, workers=2)
+        jobs.fill_cache(few_items(), failing, settings, workers=2)
     assert not list(tmp_path.rglob("scores.json"))

@@ -6,19 +6,19 @@ import json
 import multiprocessing
 from pathlib import Path
 
-import psycopg
 import pytest
 
-from extract.batches import load_corpus, load_type_map, load_types
+from extract.loading import load_corpus, load_type_map, load_types
 from extract.summary import database_summary
 from warehouse.errors import InputError
+from warehouse.target import Target
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
 GOOD = FIXTURES / "sample.jsonl"
 
 
-def _counts(url: str) -> dict[str, int]:
-    with psycopg.connect(url) as conn:
+def _counts(target: Target) -> dict[str, int]:
+    with target.connect() as conn:
         return {
             table: conn.execute(f"select count(*) from raw.{table}").fetchone()[0]
             for table in (
@@ -32,17 +32,17 @@ def _counts(url: str) -> dict[str, int]:
         }
 
 
-def _statuses(url: str) -> list[tuple[int, str]]:
-    with psycopg.connect(url) as conn:
+def _statuses(target: Target) -> list[tuple[int, str]]:
+    with target.connect() as conn:
         return conn.execute("select batch_id, status from raw.load_batches order by batch_id").fetchall()
 
 
-def test_load_jsonl_rows_and_summary(fresh_db_url):
-    s = load_corpus(GOOD, "jsonl", fresh_db_url)
+def test_load_jsonl_rows_and_summary(fresh_target):
+    s = load_corpus(fresh_target, GOOD, "jsonl")
     assert not s.skipped and s.batch_id is not None
     assert s.counts["documents"] == 3 and s.counts["mentions"] == 8 and s.counts["entities"] == 7
     assert s.counts["instances"] == 4 and s.counts["sentences"] == 4
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         rows = conn.execute(
             "select r.path, r.arg1_entity_id, r.arg2_entity_id, r.subject_side, s.text, s.line_number "
             "from raw.relation_instances r join raw.sentences s using (sentence_id) order by r.instance_id"
@@ -66,25 +66,25 @@ def test_load_jsonl_rows_and_summary(fresh_db_url):
     assert batch[0] == "loaded" and batch[1] == 3 and batch[2] == 4 and len(batch[3]) == 64 and batch[4]
     assert name in ("Amazon", "Amazon.com")  # one mention each: alphabetical tie-break
     assert types == [("Q312556", "/person", "corpus"), ("Q3884", "/organization/company", "corpus")]
-    summary = database_summary(fresh_db_url)
+    summary = database_summary(fresh_target)
     assert summary["paths_kept"] == 4 and summary["entities"] == 7 and summary["typed_entities"] == 2
     assert summary["typed_share"] == round(2 / 7, 4)
     assert summary["sentences_parsed"] == 4 and summary["documents"] == 3
 
 
-def test_idempotent_and_replace(fresh_db_url):
-    first = load_corpus(GOOD, "jsonl", fresh_db_url)
-    before = _counts(fresh_db_url)
-    again = load_corpus(GOOD, "jsonl", fresh_db_url)
+def test_idempotent_and_replace(fresh_target):
+    first = load_corpus(fresh_target, GOOD, "jsonl")
+    before = _counts(fresh_target)
+    again = load_corpus(fresh_target, GOOD, "jsonl")
     assert again.skipped and again.batch_id == first.batch_id and "already loaded" in again.message
-    assert _counts(fresh_db_url) == before
-    replaced = load_corpus(GOOD, "jsonl", fresh_db_url, replace=True)
+    assert _counts(fresh_target) == before
+    replaced = load_corpus(fresh_target, GOOD, "jsonl", replace=True)
     assert not replaced.skipped and replaced.replaced_batches == [first.batch_id]
     assert replaced.batch_id != first.batch_id
-    assert _counts(fresh_db_url) == before  # same rows, new batch
-    assert _statuses(fresh_db_url) == [(replaced.batch_id, "loaded")]
+    assert _counts(fresh_target) == before  # same rows, new batch
+    assert _statuses(fresh_target) == [(replaced.batch_id, "loaded")]
     # Other options (here: a document limit) are not silently treated as the same load.
-    limited = load_corpus(GOOD, "jsonl", fresh_db_url, limit=1)
+    limited = load_corpus(fresh_target, GOOD, "jsonl", limit=1)
     assert limited.skipped and "other options" in limited.message
 
 
@@ -104,9 +104,9 @@ BAD_CASES = {
 
 
 @pytest.mark.parametrize("case", [*BAD_CASES, "encoding"])
-def test_bad_input_rolls_back_the_whole_batch(fresh_db_url, tmp_path, case):
-    earlier = load_corpus(GOOD, "jsonl", fresh_db_url)
-    before = _counts(fresh_db_url)
+def test_bad_input_rolls_back_the_whole_batch(fresh_target, tmp_path, case):
+    earlier = load_corpus(fresh_target, GOOD, "jsonl")
+    before = _counts(fresh_target)
     path = tmp_path / f"{case}.jsonl"
     good_lines = GOOD.read_bytes().replace(b'"d', b'"other-d')  # valid lines first: they must not stay
     if case == "encoding":
@@ -117,57 +117,57 @@ def test_bad_input_rolls_back_the_whole_batch(fresh_db_url, tmp_path, case):
         path.write_bytes(good_lines + bad.encode() + b"\n")
         line = 5
     with pytest.raises(InputError) as err:
-        load_corpus(path, "jsonl", fresh_db_url)
+        load_corpus(fresh_target, path, "jsonl")
     assert err.value.file == str(path) and err.value.line == line and problem in err.value.problem
-    after = _counts(fresh_db_url)
+    after = _counts(fresh_target)
     assert {k: v for k, v in after.items() if k != "load_batches"} == {
         k: v for k, v in before.items() if k != "load_batches"
     }
-    statuses = _statuses(fresh_db_url)
+    statuses = _statuses(fresh_target)
     assert statuses[0] == (earlier.batch_id, "loaded")
     assert [s for _, s in statuses[1:]] == ["failed"]  # no 'loading' row left behind
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         options = conn.execute("select options from raw.load_batches where status = 'failed'").fetchone()[0]
     assert problem in options["error"]
 
 
-def test_empty_and_missing_files(fresh_db_url, tmp_path):
+def test_empty_and_missing_files(fresh_target, tmp_path):
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     with pytest.raises(InputError, match="file is empty"):
-        load_corpus(empty, "jsonl", fresh_db_url)
+        load_corpus(fresh_target, empty, "jsonl")
     with pytest.raises(InputError, match="file not found"):
-        load_corpus(tmp_path / "nope.jsonl", "jsonl", fresh_db_url)
+        load_corpus(fresh_target, tmp_path / "nope.jsonl", "jsonl")
     blank = tmp_path / "blank.txt"
     blank.write_text("\n\n")
     with pytest.raises(InputError, match="no documents"):
-        load_corpus(blank, "text", fresh_db_url)
-    assert _counts(fresh_db_url)["sentences"] == 0
+        load_corpus(fresh_target, blank, "text")
+    assert _counts(fresh_target)["sentences"] == 0
 
 
-def test_skip_bad_counts_bad_lines(fresh_db_url, tmp_path):
+def test_skip_bad_counts_bad_lines(fresh_target, tmp_path):
     path = tmp_path / "mixed.jsonl"
     lines = GOOD.read_text().splitlines()
     path.write_text(
         "\n".join([lines[0], "{broken", BAD_CASES["bad_offsets"][0], BAD_CASES["misaligned"][0], lines[3]])
         + "\n"
     )
-    s = load_corpus(path, "jsonl", fresh_db_url, skip_bad=True)
+    s = load_corpus(fresh_target, path, "jsonl", skip_bad=True)
     assert s.counts["bad_lines"] == 3 and s.counts["documents"] == 2
     assert s.counts["instances"] == 2
     assert [m.split(": ")[0] for m in s.bad_lines] == [f"{path}:2", f"{path}:3", f"{path}:4"]
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         n_bad, options = conn.execute("select n_bad_lines, options from raw.load_batches").fetchone()
     assert n_bad == 3 and len(options["bad_lines"]) == 3
 
 
-def _load_in_process(url: str, path: str, start, queue) -> None:
+def _load_in_process(target: Target, path: str, start, queue) -> None:
     start.wait()
-    summary = load_corpus(path, "jsonl", url)
+    summary = load_corpus(target, path, "jsonl")
     queue.put((summary.batch_id, summary.skipped))
 
 
-def test_two_concurrent_loads_of_one_file_load_it_once(fresh_db_url, tmp_path):
+def test_two_concurrent_loads_of_one_file_load_it_once(fresh_target, tmp_path):
     # A larger file so the first load is still running when the second one asks for the lock.
     path = tmp_path / "big.jsonl"
     record = json.loads(GOOD.read_text().splitlines()[0])
@@ -175,7 +175,7 @@ def test_two_concurrent_loads_of_one_file_load_it_once(fresh_db_url, tmp_path):
     ctx = multiprocessing.get_context("spawn")
     start, queue = ctx.Event(), ctx.Queue()
     procs = [
-        ctx.Process(target=_load_in_process, args=(fresh_db_url, str(path), start, queue)) for _ in range(2)
+        ctx.Process(target=_load_in_process, args=(fresh_target, str(path), start, queue)) for _ in range(2)
     ]
     for p in procs:
         p.start()
@@ -186,24 +186,25 @@ def test_two_concurrent_loads_of_one_file_load_it_once(fresh_db_url, tmp_path):
     results = sorted(queue.get(timeout=5) for _ in procs)
     assert [skipped for _, skipped in results].count(True) == 1
     assert results[0][0] == results[1][0]
-    assert _statuses(fresh_db_url) == [(results[0][0], "loaded")]
-    assert _counts(fresh_db_url)["relation_instances"] == 300
+    assert _statuses(fresh_target) == [(results[0][0], "loaded")]
+    assert _counts(fresh_target)["relation_instances"] == 300
 
 
-def test_processes_two_gives_the_same_rows(fresh_db_url, tmp_path):
-    one = load_corpus(GOOD, "jsonl", fresh_db_url)
+def test_processes_two_gives_the_same_rows(fresh_target, tmp_path):
+    one = load_corpus(fresh_target, GOOD, "jsonl")
     copy = tmp_path / "copy.jsonl"
-    copy.write_text(GOOD.read_text() + "\n")  # other checksum, same documents
-    two = load_corpus(copy, "jsonl", fresh_db_url, processes=2)
+    # other content (a leading blank line; a trailing one would be the same content), same documents
+    copy.write_text("\n" + GOOD.read_text())
+    two = load_corpus(fresh_target, copy, "jsonl", processes=2)
     assert two.counts == one.counts and two.rejections == one.rejections
 
 
-def test_conllu_and_facc1_load(fresh_db_url):
-    c = load_corpus(FIXTURES / "sample.conllu", "conllu", fresh_db_url)
+def test_conllu_and_facc1_load(fresh_target):
+    c = load_corpus(fresh_target, FIXTURES / "sample.conllu", "conllu")
     assert c.counts["instances"] == 3 and c.rejections == {"rule1_subject_end": 1}
-    f = load_corpus(FIXTURES / "facc1_docs" / "annotations.tsv", "facc1", fresh_db_url)
+    f = load_corpus(fresh_target, FIXTURES / "facc1_docs" / "annotations.tsv", "facc1")
     assert f.counts["documents"] == 2 and f.counts["entities"] == 5 and f.counts["instances"] >= 2
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         paths = {
             r[0]
             for r in conn.execute(
@@ -213,9 +214,15 @@ def test_conllu_and_facc1_load(fresh_db_url):
     assert "nsubj^-___visit___dobj" in paths
 
 
-def test_text_format_ner_mentions_and_types(fresh_db_url):
-    s = load_corpus(FIXTURES / "sample.txt", "text", fresh_db_url)
-    with psycopg.connect(fresh_db_url) as conn:
+def test_limit_applies_to_a_file_with_its_own_parses(fresh_target):
+    # CoNLL-U brings its parses (no spaCy): --limit still reads at most N documents, as on Spark
+    s = load_corpus(fresh_target, FIXTURES / "sample.conllu", "conllu", limit=1)
+    assert s.counts["documents"] == 1 and s.reader_stats["sentences_parsed"] == 1
+
+
+def test_text_format_ner_mentions_and_types(fresh_target):
+    s = load_corpus(fresh_target, FIXTURES / "sample.txt", "text")
+    with fresh_target.connect() as conn:
         rows = conn.execute(
             "select path, arg1_entity_id, arg2_entity_id from raw.relation_instances"
         ).fetchall()
@@ -227,7 +234,7 @@ def test_text_format_ner_mentions_and_types(fresh_db_url):
     assert s.counts["typed_entities"] == s.counts["entities"]
 
 
-def test_ner_types_and_mentions_for_linked_corpora(fresh_db_url, tmp_path):
+def test_ner_types_and_mentions_for_linked_corpora(fresh_target, tmp_path):
     path = tmp_path / "linked.jsonl"
     path.write_text(
         json.dumps(
@@ -242,46 +249,46 @@ def test_ner_types_and_mentions_for_linked_corpora(fresh_db_url, tmp_path):
         )
         + "\n"
     )
-    s = load_corpus(path, "jsonl", fresh_db_url, ner_types=True, ner_mentions=True)
-    with psycopg.connect(fresh_db_url) as conn:
+    s = load_corpus(fresh_target, path, "jsonl", ner_types=True, ner_mentions=True)
+    with fresh_target.connect() as conn:
         types = set(conn.execute("select entity_id, type_name, type_source from raw.entity_types"))
         args = set(conn.execute("select arg1_entity_id, arg2_entity_id from raw.relation_instances"))
     assert {("Q76", "PERSON", "ner"), ("Q567", "PERSON", "ner"), ("berlin", "GPE", "ner")} <= types
     assert ("Q76", "Q567") in args and s.counts["mentions"] == 3
 
 
-def test_type_tables_and_map(fresh_db_url, tmp_path):
+def test_type_tables_and_map(fresh_target, tmp_path):
     tsv = tmp_path / "types.tsv"
     tsv.write_text(
         "entity\ttype\n/m/0d6lp\t/location/citytown\n/m/0d6lp\t/location/location\n"
         "/m/0d6lp\t/location/citytown\n"
     )
-    s = load_types(tsv, "tsv", fresh_db_url)
+    s = load_types(fresh_target, tsv, "tsv")
     assert s.counts["rows"] == 2 and s.counts["typed_entities"] == 1
-    assert load_types(tsv, "tsv", fresh_db_url).skipped
+    assert load_types(fresh_target, tsv, "tsv").skipped
     fmap = tmp_path / "types.map"
     fmap.write_text("/people/person\t/person\n/location/citytown\t/location/city\n")
-    m = load_type_map(fmap, fresh_db_url)
+    m = load_type_map(fresh_target, fmap)
     assert m.counts["rows"] == 2
     bad = tmp_path / "bad.tsv"
     bad.write_text("/m/1\t/a\n/m/2 /b\n")
     with pytest.raises(InputError) as err:
-        load_types(bad, "tsv", fresh_db_url)
+        load_types(fresh_target, bad, "tsv")
     assert err.value.line == 2
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         assert conn.execute("select count(*) from raw.entity_types").fetchone()[0] == 2
         assert conn.execute("select count(*) from raw.type_mappings").fetchone()[0] == 2
 
 
 @pytest.mark.parametrize("case", ["malformed", "misaligned"])
-def test_bad_input_with_two_processes_fails_cleanly(fresh_db_url, tmp_path, case):
+def test_bad_input_with_two_processes_fails_cleanly(fresh_target, tmp_path, case):
     # spaCy's multiprocess pipe hangs if its input raises: the loader must stop feeding and re-raise.
     record = json.loads(GOOD.read_text().splitlines()[0])
     path = tmp_path / f"{case}.jsonl"
     good = "".join(json.dumps({**record, "id": f"d{i}"}) + "\n" for i in range(150))
     path.write_text(good + BAD_CASES[case][0] + "\n" + good)
     with pytest.raises(InputError) as err:
-        load_corpus(path, "jsonl", fresh_db_url, processes=2)
+        load_corpus(fresh_target, path, "jsonl", processes=2)
     assert err.value.line == 151 and BAD_CASES[case][1] in err.value.problem
-    assert [s for _, s in _statuses(fresh_db_url)] == ["failed"]
-    assert _counts(fresh_db_url)["relation_instances"] == 0
+    assert [s for _, s in _statuses(fresh_target)] == ["failed"]
+    assert _counts(fresh_target)["relation_instances"] == 0

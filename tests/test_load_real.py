@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-import psycopg
 import pytest
 
-from extract.batches import load_corpus, load_title_types
+from extract.loading import load_corpus, load_title_types
 from extract.real import real_inputs, run_real
 
 
@@ -16,7 +15,7 @@ def test_real_inputs_missing_folder(tmp_path):
         real_inputs(tmp_path / "nope")
 
 
-def test_real_run_slice(shared_data, fresh_db_url, tmp_path):
+def test_real_run_slice(shared_data, fresh_target, tmp_path):
     kwargs = {
         "processes": 1,
         "limit": 15,
@@ -24,19 +23,19 @@ def test_real_run_slice(shared_data, fresh_db_url, tmp_path):
         "data_dir": shared_data,
         "out_dir": tmp_path,
     }
-    result = run_real(fresh_db_url, **kwargs)
+    result = run_real(fresh_target, **kwargs)
     kinds = [(b["kind"], b["source_format"]) for b in result["batches_run"]]
     assert kinds[:3] == [("type_map", "figer_map"), ("types", "textent"), ("types", "textent")]
     assert kinds.count(("corpus", "google_re")) == 3 and kinds.count(("corpus", "grec")) == 3
     assert result["documents"] == 6 * 15 and result["paths_kept"] > 0
     assert result["tables"]["type_mappings"] == 565
     assert 0 < result["typed_share"] <= 1 and result["typed_entities_by_source"]["figer"] > 90_000
-    again = run_real(fresh_db_url, **kwargs)
+    again = run_real(fresh_target, **kwargs)
     assert all(b["skipped"] for b in again["batches_run"])  # idempotent: nothing reloaded
     assert again["paths_kept"] == result["paths_kept"]
 
 
-def test_title_types_for_qid_entities(fresh_db_url, tmp_path):
+def test_title_types_for_qid_entities(fresh_target, tmp_path):
     corpus = tmp_path / "qid.jsonl"
     corpus.write_text(
         json.dumps(
@@ -51,14 +50,14 @@ def test_title_types_for_qid_entities(fresh_db_url, tmp_path):
         )
         + "\n"
     )
-    load_corpus(corpus, "jsonl", fresh_db_url)
+    load_corpus(fresh_target, corpus, "jsonl")
     textent = tmp_path / "textent.tsv"
     textent.write_text(
         "freebase_id\twikipedia_title\ttypes\n/m/01ml93\tHixton, Wisconsin\tlocation-city,location\n"
     )
-    s = load_title_types([textent], fresh_db_url, out_dir=tmp_path)
+    s = load_title_types(fresh_target, [textent], out_dir=tmp_path)
     assert s.counts == {"rows": 2, "typed_entities": 1, "candidates": 2}
-    assert load_title_types([textent], fresh_db_url, out_dir=tmp_path).skipped
+    assert load_title_types(fresh_target, [textent], out_dir=tmp_path).skipped
     corpus2 = tmp_path / "qid2.jsonl"
     corpus2.write_text(
         json.dumps(
@@ -70,10 +69,10 @@ def test_title_types_for_qid_entities(fresh_db_url, tmp_path):
         )
         + "\n"
     )
-    load_corpus(corpus2, "jsonl", fresh_db_url)
-    newer = load_title_types([textent], fresh_db_url, out_dir=tmp_path)
+    load_corpus(fresh_target, corpus2, "jsonl")
+    newer = load_title_types(fresh_target, [textent], out_dir=tmp_path)
     assert newer.replaced_batches == [s.batch_id] and newer.counts["typed_entities"] == 2
-    with psycopg.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         rows = sorted(conn.execute("select entity_id, type_name, type_source from raw.entity_types"))
     assert rows[:2] == [("Q1", "/location", "textent_title"), ("Q1", "/location/city", "textent_title")]
     assert len(rows) == 4  # the superseded batch is gone

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from warehouse.dbt import run_dbt
-from warehouse.server import connect
 from warehouse.settings import PROJECT_ROOT
+from warehouse.target import Target
 
 # premise path, hypothesis path, alignment, number of typed InfCands (different type signatures)
 PAIRS = [
@@ -28,8 +28,8 @@ PAIRS = [
 ]
 
 
-def _make_candidates(url: str) -> None:
-    with connect(url) as conn:
+def _make_candidates(target: Target) -> None:
+    with target.connect() as conn:
         conn.execute("create schema if not exists warehouse")
         conn.execute(
             "create table warehouse.inference_candidates (premise_typed_rel_id bigint, "
@@ -46,11 +46,11 @@ def _make_candidates(url: str) -> None:
         conn.commit()
 
 
-def test_meta_rules_on_fixture(fresh_db_url: str, tmp_path: Path) -> None:
-    _make_candidates(fresh_db_url)
+def test_meta_rules_on_fixture(fresh_target: Target, tmp_path: Path) -> None:
+    _make_candidates(fresh_target)
     private = ["--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")]
-    run_dbt(["build", "--select", "tag:meta_rules", *private], fresh_db_url)
-    with connect(fresh_db_url) as conn:
+    run_dbt(fresh_target, ["build", "--select", "tag:meta_rules", *private])
+    with fresh_target.connect() as conn:
         word = {
             (r[0], r[1], r[2]): r[3:]
             for r in conn.execute(
@@ -84,7 +84,7 @@ def test_meta_rules_on_fixture(fresh_db_url: str, tmp_path: Path) -> None:
     # the ad-hoc queries in sql/ show the top meta rules
     queries = sorted((PROJECT_ROOT / "sql").glob("meta_rules*.sql"))
     assert len(queries) >= 3
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         results = {path.name: conn.execute(path.read_text()).fetchall() for path in queries}
     top = results["meta_rules_top.sql"]
     assert top[0][0] == "nsubj^-___agree___xcomp___X___dobj" and top[0][1] == "nsubj^-___X___dobj"

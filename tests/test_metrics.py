@@ -121,3 +121,70 @@ def test_pr_curve_without_positives_has_recall_zero():
     curve = metrics.pr_curve([0, 0], [0.2, 0.7])  # sklearn would set recall 1 (with a warning)
     assert curve.thresholds.tolist() == [0.7, 0.2]
     assert curve.precision.tolist() == [0.0, 0.0] and curve.recall.tolist() == [0.0, 0.0]
+
+
+def test_normalized_auc_hand_computed_with_a_tie_in_recall():
+    # scores .9 .8 .7 .6 .5, labels + - + - -; xi = 2/5. Anchored curve: (0, 1) (1/2, 1) (1/2, 1/2)
+    # (1, 2/3) (1, 1/2) (1, 2/5). Above xi: 1/2 * 3/5 + 1/2 * (1/10 + 4/15) / 2 = 47/120; / (3/5) = 47/72
+    labels, scores = [1, 0, 1, 0, 0], [0.9, 0.8, 0.7, 0.6, 0.5]
+    assert metrics.auc_normalized(labels, scores) == pytest.approx(47 / 72)
+    # precision >= 1/2 keeps all but the last point: 1/2 * 1 + 1/2 * (1/2 + 2/3) / 2 = 19/24
+    assert metrics.auc_pr_above(labels, scores) == pytest.approx(19 / 24)
+
+
+def _reference_auc_norm(labels, scores, steps: int = 20001) -> float:
+    """∫ max(p − ξ, 0) dr / (1 − ξ) by dense sampling of the anchored curve (precision linear in recall)."""
+    recall, precision = metrics.anchored_pr_curve(labels, scores)
+    xi = float(np.mean(labels))
+    total = 0.0
+    for r0, r1, p0, p1 in zip(recall[:-1], recall[1:], precision[:-1], precision[1:], strict=True):
+        if r1 > r0:
+            t = (np.arange(steps) + 0.5) / steps
+            total += (r1 - r0) * float(np.maximum(p0 + t * (p1 - p0) - xi, 0).mean())
+    return total / (1 - xi)
+
+
+def test_areas_stay_in_the_unit_interval_on_random_scores_and_subsets():
+    # any labels, any scores (ties, few distinct values, extreme positive rates), any subset of items
+    rng = np.random.default_rng(19)
+    for _ in range(400):
+        n = int(rng.integers(1, 60))
+        labels = rng.random(n) < rng.random()
+        if rng.random() < 0.5:
+            scores = rng.integers(0, int(rng.integers(1, 6)), n).astype(float)
+        else:
+            scores = rng.random(n)
+        for subset in (np.ones(n, bool), rng.random(n) < 0.5):
+            y, s = labels[subset], scores[subset]
+            if len(y) == 0:
+                continue
+            norm, above = metrics.auc_normalized(y, s), metrics.auc_pr_above(y, s)
+            assert 0.0 <= norm <= 1.0 and 0.0 <= above <= 1.0
+            if 0 < y.mean() < 1:
+                assert norm == pytest.approx(_reference_auc_norm(y, s), abs=1e-6)
+
+
+def test_normalized_auc_is_one_for_a_perfect_ranking_and_ignores_monotone_rescaling():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        n = int(rng.integers(2, 40))
+        labels = np.r_[True, False, rng.random(n) < 0.3]
+        perfect = labels.astype(float) + rng.random(len(labels)) * 0.5
+        assert metrics.auc_normalized(labels, perfect) == pytest.approx(1.0)
+        scores = rng.random(len(labels))
+        assert metrics.auc_normalized(labels, scores) == pytest.approx(
+            metrics.auc_normalized(labels, np.exp(3 * scores) - 5)
+        )
+
+
+def test_an_out_of_range_positive_rate_is_refused():
+    with pytest.raises(ValueError, match="positive rate"):
+        metrics.auc_normalized([1, 0], [0.2, 0.1], xi=1.5)
+
+
+def test_cross_fitted_predictions_use_the_other_folds_threshold():
+    # fold 0: scores .9 (+) .1 (-); fold 1: .6 (+) .4 (-); fold -1 (cut) is never judged
+    labels, scores, folds = [1, 0, 1, 0, 1], [0.9, 0.1, 0.6, 0.4, 0.95], [0, 0, 1, 1, -1]
+    # fold 0 is judged by fold 1's threshold (.6), fold 1 by fold 0's (.9)
+    pred = metrics.cross_fitted_predictions(labels, scores, folds)
+    assert pred.tolist() == [True, False, False, False, False]

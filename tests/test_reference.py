@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from warehouse.reference import TOP, Params, compute, slot_candidates
+from benchmarks.reference import TOP, Params, compute, slot_candidates
 
 P = "nsubj^-___lead___dobj"
 H = "nsubj^-___govern___dobj"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.reference import Params, compare_with_marts, compute_from_db, read_marts
+from benchmarks.synthetic_teg import GeneratorConfig, generate
 from warehouse.dbt import run_dbt
-from warehouse.reference import Params, compare_with_marts, compute_from_db, read_marts
-from warehouse.synthetic_teg import GeneratorConfig, generate
+from warehouse.target import Target
 
 # Flatter than the full-scale default: many mid-sized relations, so small graphs have many rules.
 SHAPE = {"relation_zipf": 1.1, "entity_zipf": 1.0, "global_share": 0.5}
@@ -25,17 +26,17 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_sql_marts_equal_reference(fresh_db_url, case):
+def test_sql_marts_equal_reference(fresh_target: Target, case):
     config, dbt_vars = CASES[case]
-    generate(config, fresh_db_url, progress=False)
-    run_dbt(["run", "--quiet"], fresh_db_url, dbt_vars)
-    reference = compute_from_db(fresh_db_url, Params.from_vars(dbt_vars))
-    sql_typed, sql_cands = read_marts(fresh_db_url)
+    generate(fresh_target, config, progress=False)
+    run_dbt(fresh_target, ["run", "--quiet"], dbt_vars)
+    reference = compute_from_db(fresh_target, Params.from_vars(dbt_vars))
+    sql_typed, sql_cands = read_marts(fresh_target)
     # The comparison is only meaningful if the example is not trivial.
     assert len(reference.typed_relations) > 500
     assert len(reference.inference_candidates) > 100
     assert set(reference.inference_candidates.alignment) == {"straight", "crossed"}
     assert len(sql_typed) == len(reference.typed_relations)
     assert len(sql_cands) == len(reference.inference_candidates)
-    problems = compare_with_marts(reference, fresh_db_url)
+    problems = compare_with_marts(reference, fresh_target)
     assert problems == [], "\n".join(problems[:30])

@@ -12,14 +12,15 @@ from test_distributional import LEAD, OBEY, OWN, build_marts, item, rev
 from baselines import rel_embeddings as re_
 from baselines.registry import Context
 from warehouse.errors import InputError
+from warehouse.target import Target
 
 PARAMS = re_.TrainParams(vector_size=16, workers=1, seed=7, min_count=5)
 
 
 @pytest.fixture()
-def marts_url(fresh_db_url: str) -> str:
-    build_marts(fresh_db_url)
-    return fresh_db_url
+def marts_target(fresh_target: Target) -> Target:
+    build_marts(fresh_target)
+    return fresh_target
 
 
 def test_corpus_lines_repeat_each_edge_count_times() -> None:
@@ -27,25 +28,25 @@ def test_corpus_lines_repeat_each_edge_count_times() -> None:
     assert lines == [["arg0:a", "rel:1", "arg1:b_c"]] * 2 + [["arg0:7", "rel:2", "arg1:8"]]
 
 
-def test_training_is_deterministic_and_cached(marts_url: str, tmp_path) -> None:
-    wv1 = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "a")
-    wv2 = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "b")
+def test_training_is_deterministic_and_cached(marts_target: Target, tmp_path) -> None:
+    wv1 = re_.train_embeddings(marts_target, "untyped", PARAMS, tmp_path / "a")
+    wv2 = re_.train_embeddings(marts_target, "untyped", PARAMS, tmp_path / "b")
     # R1 (lead) and R2 (head) occur 4 times each: below gensim's default min_count of 5
     assert set(wv1.key_to_index) >= {"rel:3", "rel:4"} and "rel:1" not in wv1.key_to_index
     np.testing.assert_array_equal(wv1["rel:3"], wv2["rel:3"])
     assert len(list((tmp_path / "a").glob("*.kv"))) == 1
-    again = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "a")  # loaded from the cache
+    again = re_.train_embeddings(marts_target, "untyped", PARAMS, tmp_path / "a")  # loaded from the cache
     np.testing.assert_array_equal(again["rel:4"], wv1["rel:4"])
 
 
-def test_cosine_scores(marts_url: str, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+def test_cosine_scores(marts_target: Target, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
     items = pd.DataFrame(
         [item(OBEY, OWN), item(rev(OWN), OBEY), item(LEAD, OBEY), item("x___y___nsubj", OWN)]
     )
-    ctx = Context(database_url=marts_url)
+    ctx = Context(target=marts_target)
     scores = re_.relation_cosines(items, ctx, "untyped", PARAMS)
-    wv = re_.train_embeddings(marts_url, "untyped", PARAMS, tmp_path / "rel_emb")
+    wv = re_.train_embeddings(marts_target, "untyped", PARAMS, tmp_path / "rel_emb")
     a, b = wv["rel:3"], wv["rel:4"]
     expected = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
     assert scores[0] == pytest.approx(expected, abs=1e-6)
@@ -90,14 +91,14 @@ def test_learn_preference_picks_the_better_score_per_signature() -> None:
 
 
 def test_w2v_tsg_rel_emb_follows_the_preference_file(
-    marts_url: str, shared_data, tmp_path, monkeypatch
+    marts_target: Target, shared_data, tmp_path, monkeypatch
 ) -> None:
     """military_combatant/region is 1 (typed) in the original file, location/region 0 (untyped)."""
-    monkeypatch.setattr(re_, "OUT_DIR", tmp_path)
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))
     items = pd.DataFrame(
         [item(OBEY, OWN, ("military_combatant", "region")), item(OBEY, OWN, ("location", "region"))]
     )
-    ctx = Context(database_url=marts_url, shared_data=str(shared_data))
+    ctx = Context(target=marts_target, shared_data=str(shared_data))
     tsg = re_.w2v_tsg_rel_emb(items, ctx)
     typed, untyped = re_.w2v_typed_rel(items, ctx), re_.w2v_untyped_rel(items, ctx)
     assert tsg[0] == typed[0] and tsg[1] == untyped[1]
@@ -106,8 +107,8 @@ def test_w2v_tsg_rel_emb_follows_the_preference_file(
     assert typed[1] == w2v[1]  # no location/region typed relation: the relation cosine adds 0
 
 
-def test_missing_marts_are_a_resource_error(fresh_db_url: str, tmp_path) -> None:
+def test_missing_marts_are_a_resource_error(fresh_target: Target, tmp_path) -> None:
     from baselines.rules import ResourceMissing
 
     with pytest.raises(ResourceMissing, match="warehouse.teg_edges is missing"):
-        re_.train_embeddings(fresh_db_url, "typed", PARAMS, tmp_path)
+        re_.train_embeddings(fresh_target, "typed", PARAMS, tmp_path)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.render import render_candidate, render_relation
 from annotation.template_check import check_templates, template_types
+from deppath.render import render_candidate, render_relation
 
 # Template exact-match floor on the 944 templates of the shared SherLIiC-dev file (472 items with both
 # templates); measured 90.5% = 854/944 (see `sherliic-annotate check-templates`).

@@ -12,7 +12,6 @@ import pytest
 
 from baselines import datasets, report
 from baselines.evaluate import RESULT_COLUMNS, Evaluation
-from warehouse import server
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -74,30 +73,30 @@ def test_rows_show_coverage_and_hide_metrics_under_the_threshold():
     assert w2v[1:] == ["—  (covers 10/1098)", "", "", "", "", "", "", "10/1098"]
 
 
-def test_graph_source_with_and_without_the_mart(fresh_db_url):
-    assert "no TEG is built" in report.graph_source(fresh_db_url)
-    with server.connect(fresh_db_url) as conn:
+def test_graph_source_with_and_without_the_mart(fresh_target):
+    assert "no TEG is built" in report.graph_source(fresh_target)
+    with fresh_target.connect() as conn:
         # stand-ins for the dbt marts (tests/test_dbt_build.py builds the real ones): only their presence
         # and corpus_name matter here
         conn.execute("create schema warehouse")
         conn.execute("create table warehouse.relations as select 'nsubj^-___x___dobj' as path")
-    line = report.graph_source(fresh_db_url)
+    line = report.graph_source(fresh_target)
     assert "(1 relations); its corpora are not recorded (built before the teg_corpora mart" in line
-    with server.connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         conn.execute("create table warehouse.teg_corpora (corpus_name text)")
         conn.execute("insert into warehouse.teg_corpora values ('trex'), ('fewrel')")
-    assert report.graph_source(fresh_db_url).endswith("(1 relations), built from: fewrel, trex.")
+    assert report.graph_source(fresh_target).endswith("(1 relations), built from: fewrel, trex.")
 
 
-def test_data_sources_name_the_benchmark_files(fresh_db_url):
+def test_data_sources_name_the_benchmark_files(fresh_target):
     datasets.load_benchmark(
-        FIX / "sherliic_dev_sample.tsv", "sherliic_tsv", fresh_db_url, show_progress=False
+        fresh_target, FIX / "sherliic_dev_sample.tsv", "sherliic_tsv", show_progress=False
     )
-    files = report.benchmark_sources(["sherliic"], fresh_db_url)
+    files = report.benchmark_sources(fresh_target, ["sherliic"])
     assert files.to_dict("records") == [
         {"file": str(FIX / "sherliic_dev_sample.tsv"), "dataset": "sherliic", "split": "dev", "items": 3}
     ]
-    lines = report.data_sources(["sherliic"], fresh_db_url, shared=FIX.parent)
+    lines = report.data_sources(fresh_target, ["sherliic"], shared=FIX.parent)
     assert lines[0].startswith("The warehouse-backed scores") and "no TEG is built" in lines[0]
     table = "\n".join(lines)
     assert "benchmarks/sherliic_dev_sample.tsv" in table and str(FIX) not in table

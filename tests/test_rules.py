@@ -37,19 +37,31 @@ def _items(pairs, middles=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+RULE_FILES = {
+    "SHERLIIC_BERANT_I": "berant_i.txt",
+    "SHERLIIC_BERANT_II": "berant_ii.txt",
+    "SHERLIIC_PPDB": "ppdb.txt",
+    "SHERLIIC_PATTY_PATTERNS": "patty_patterns.txt",
+    "SHERLIIC_PATTY_SUBSUMPTIONS": "patty_subsumptions.txt",
+    "SHERLIIC_SCHOENMACKERS": "schoenmackers.txt",
+    "SHERLIIC_CHIRPS": "chirps.tsv",
+}
+
+
 @pytest.fixture()
-def ctx(monkeypatch) -> Context:
-    for env, name in [
-        ("SHERLIIC_BERANT_I", "berant_i.txt"),
-        ("SHERLIIC_BERANT_II", "berant_ii.txt"),
-        ("SHERLIIC_PPDB", "ppdb.txt"),
-        ("SHERLIIC_PATTY_PATTERNS", "patty_patterns.txt"),
-        ("SHERLIIC_PATTY_SUBSUMPTIONS", "patty_subsumptions.txt"),
-        ("SHERLIIC_SCHOENMACKERS", "schoenmackers.txt"),
-        ("SHERLIIC_CHIRPS", "chirps.tsv"),
-    ]:
-        monkeypatch.setenv(env, str(FIX / name))
-    return Context(database_url="unused", shared_data=None)
+def ctx() -> Context:
+    """The rule files named by the environment variables, read as a command reads them at its edge."""
+    environ = {"PATH": "/bin", **{env: str(FIX / name) for env, name in RULE_FILES.items()}}
+    return Context(shared_data=None, resource_files=rules.resource_files(environ))
+
+
+def test_resource_files_are_read_from_the_given_environment_only(monkeypatch):
+    monkeypatch.setenv("SHERLIIC_CHIRPS", "/elsewhere/chirps.tsv")
+    assert rules.resource_files({"SHERLIIC_PPDB": "/x/ppdb.txt", "SHERLIIC_CHIRPS": ""}) == {
+        "SHERLIIC_PPDB": Path("/x/ppdb.txt")
+    }
+    assert rules.resource_files()["SHERLIIC_CHIRPS"] == Path("/elsewhere/chirps.tsv")  # default: os.environ
+    assert set(RULE_FILES) == set(rules.RESOURCE_VARIABLES)
 
 
 def test_db_form():
@@ -183,10 +195,8 @@ def test_all_rules_is_the_union(ctx):
     assert ctx.cache["all_rules_used"] == ["Lemma", *rules.ALL_RULE_BASELINES]
 
 
-def test_missing_resources_are_skipped_with_a_message(monkeypatch):
-    for env in ("SHERLIIC_PATTY_PATTERNS", "SHERLIIC_CHIRPS", "SHERLIIC_SCHOENMACKERS"):
-        monkeypatch.delenv(env, raising=False)
-    ctx = Context(database_url="unused", shared_data=str(FIX))  # no rules/patty etc. in there
+def test_missing_resources_are_skipped_with_a_message():
+    ctx = Context(shared_data=str(FIX))  # no rules/patty etc. in there, no rule files named
     items = _items([("nsubj^-___lead___dobj", "nsubj^-___head___dobj")])
     items["label"] = [True]
     ev = evaluate_many(["Patty", "Chirps", "Schoenmackers"], items, ctx, show_progress=False)

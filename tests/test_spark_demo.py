@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 
 import pandas as pd
 import pyarrow.dataset as ds
@@ -22,12 +23,13 @@ from baselines.registry import Context
 from baselines.rel_embeddings import edge_query
 from demo import generator
 from demo.job import run_demo
+from demo.relations import PLANTED_RULES
 from deppath.paths import reverse_path
 from extract.summary import database_summary
 from tests.test_spark_engine import needs_spark
 from warehouse.export import export
-from warehouse.marts import Marts, open_marts
-from warehouse.server import connect
+from warehouse.marts import Marts
+from warehouse.target import Target
 
 # the natural columns of a relation instance with its sentence (ids differ between engines' loads)
 INSTANCE_COLUMNS = ["document_id", "line_number", "sentence_index", "text", "path", "arg1_entity_id"]
@@ -54,10 +56,10 @@ def spark_instances(catalog) -> list[tuple]:
     return sorted(rows)
 
 
-def postgres_instances(url: str) -> list[tuple]:
+def postgres_instances(target: Target) -> list[tuple]:
     sentence_columns = ("document_id", "line_number", "sentence_index", "text")
     columns = ", ".join(f"s.{c}" if c in sentence_columns else f"i.{c}" for c in INSTANCE_COLUMNS)
-    with connect(url) as conn:
+    with target.connect() as conn:
         rows = conn.execute(
             f"select {columns} from raw.relation_instances i join raw.sentences s using (sentence_id) "
             "join raw.load_batches b on b.batch_id = i.batch_id where b.status = 'loaded'"
@@ -74,7 +76,7 @@ def benchmark_items(rules: list[dict]) -> pd.DataFrame:
     ones with the hypothesis read from its other end), the same with the two sides swapped, with types
     spelled as in other resources (upper case: matched after normalisation), without types, and one
     item whose hypothesis is not in the warehouse."""
-    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in generator.PLANTED_RULES}
+    planted = {(r.premise_path, r.hypothesis_path, r.alignment) for r in PLANTED_RULES}
     rows = []
     for rule in rules:
         crossed = rule["alignment"] == "crossed"
@@ -112,7 +114,7 @@ def benchmark_items(rules: list[dict]) -> pd.DataFrame:
 def warehouse_baselines(items: pd.DataFrame, marts: Marts) -> dict:
     """Everything the warehouse-backed baselines read or compute, on one engine's marts."""
     names = [n for n in catalog.ordered_names() if n.startswith(DISTRIBUTIONAL)] + ["Sherlock+ESR"]
-    ctx = Context(database_url="", marts=marts)
+    ctx = Context(marts=marts)
     evaluation = evaluate_many(names, items, ctx, show_progress=False, on_top_of_lemma=False)
     assert not evaluation.failed and not evaluation.skipped, (evaluation.failed, evaluation.skipped)
     return {
@@ -137,12 +139,14 @@ def assert_same_baselines(on_spark: dict, on_postgres: dict) -> None:
 
 @needs_spark
 @pytest.mark.slow
-def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
-    monkeypatch.setenv("SHERLIIC_SPARK_DIR", str(tmp_path / "spark"))
+def test_demo_on_spark_equals_postgres(fresh_target: Target, tmp_path):
+    # a throwaway Spark catalog
+    environ = {**os.environ, "SHERLIIC_SPARK_DIR": str(tmp_path / "spark")}
+    spark_target = Target.from_environment(environ, engine="spark")
     quiet = Console(file=io.StringIO())
     size = generator.MIN_SIZE
-    on_postgres = run_demo(fresh_db_url, size=size, out_dir=tmp_path / "demo", processes=1, console=quiet)
-    on_spark = run_demo(size=size, out_dir=tmp_path / "demo", console=quiet, engine="spark")
+    on_postgres = run_demo(fresh_target, size=size, out_dir=tmp_path / "demo", processes=1, console=quiet)
+    on_spark = run_demo(spark_target, size=size, out_dir=tmp_path / "demo", console=quiet)
 
     assert on_postgres.n_candidates > 20, "the comparison needs a non-trivial graph"
     for attr in ("n_documents", "n_sentences", "n_mentions", "n_instances", "rejections", "n_entities"):
@@ -158,12 +162,12 @@ def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
             s, p = getattr(spark_rule, attr), getattr(postgres_rule, attr)
             assert (s is None and p is None) or math.isclose(s, p, rel_tol=1e-9), (spark_rule.rule.name, attr)
 
-    assert spark_instances(tmp_path / "spark") == postgres_instances(fresh_db_url)
-    assert database_summary(engine="spark") == database_summary(fresh_db_url)
+    assert spark_instances(tmp_path / "spark") == postgres_instances(fresh_target)
+    assert database_summary(spark_target) == database_summary(fresh_target)
 
     # the release files: identical, except that scores may differ in the last bits (summation order)
-    postgres_files = export(tmp_path / "export-postgres", fresh_db_url).out_dir
-    spark_files = export(tmp_path / "export-spark", engine="spark").out_dir
+    postgres_files = export(fresh_target, tmp_path / "export-postgres").out_dir
+    spark_files = export(spark_target, tmp_path / "export-spark").out_dir
     for name in ("teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json"):
         assert (spark_files / name).read_bytes() == (postgres_files / name).read_bytes(), name
     spark_rules, postgres_rules = rules(spark_files / "rules.tsv"), rules(postgres_files / "rules.tsv")
@@ -177,9 +181,9 @@ def test_demo_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
 
     # the baselines that read the marts score alike on both engines
     items = benchmark_items(postgres_rules)
-    with open_marts(url=fresh_db_url) as marts:
+    with fresh_target.marts() as marts:
         baselines_on_postgres = warehouse_baselines(items, marts)
-    with open_marts("spark") as marts:
+    with spark_target.marts() as marts:
         baselines_on_spark = warehouse_baselines(items, marts)
     assert baselines_on_postgres["results"]["n_covered"].min() > 0, "the comparison needs covered items"
     assert_same_baselines(baselines_on_spark, baselines_on_postgres)

@@ -15,11 +15,13 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from benchmarks.synthetic_teg import GeneratorConfig, generate
+from warehouse.api import read_mart
 from warehouse.dbt import run_dbt
-from warehouse.engine import LOG4J_CONFIG, current_engine, dbt_target, spark_conf
-from warehouse.server import connect
+from warehouse.engine import LOG4J_CONFIG, SparkSettings, spark_conf
+from warehouse.errors import ConfigurationError
 from warehouse.spark_raw import SPARK_SCHEMA_FILE, raw_table_names
-from warehouse.synthetic_teg import GeneratorConfig, generate
+from warehouse.target import Target
 
 SPARK_MODULES = ("pyspark", "dbt.adapters.spark")
 needs_spark = pytest.mark.skipif(
@@ -45,19 +47,17 @@ SYNTHETIC_INSTANCES = int(os.environ.get("SHERLIIC_SPARK_TEST_INSTANCES", "5000"
 MARTS = ["relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates"]
 
 
-def test_engine_comes_from_the_environment(monkeypatch):
-    monkeypatch.delenv("SHERLIIC_ENGINE", raising=False)
-    assert (current_engine(), dbt_target()) == ("postgres", "default")
-    monkeypatch.setenv("SHERLIIC_ENGINE", " Spark ")
-    assert (current_engine(), dbt_target()) == ("spark", "spark")
-    monkeypatch.setenv("SHERLIIC_ENGINE", "oracle")
-    with pytest.raises(ValueError, match="SHERLIIC_ENGINE='oracle': expected one of postgres, spark"):
-        current_engine()
+def test_engine_comes_from_the_environment():
+    target = Target.from_environment({})
+    assert (target.engine, target.dbt_target) == ("postgres", "default")
+    target = Target.from_environment({"SHERLIIC_ENGINE": " Spark "})
+    assert (target.engine, target.dbt_target) == ("spark", "spark")
+    with pytest.raises(ConfigurationError, match="SHERLIIC_ENGINE='oracle': expected one of postgres, spark"):
+        Target.from_environment({"SHERLIIC_ENGINE": "oracle"})
 
 
-def test_spark_catalog_lives_in_the_configured_folder(monkeypatch, tmp_path):
-    monkeypatch.setenv("SHERLIIC_SPARK_DIR", str(tmp_path))
-    conf = spark_conf()
+def test_spark_catalog_lives_in_the_configured_folder(tmp_path):
+    conf = spark_conf(SparkSettings.from_environment({"SHERLIIC_SPARK_DIR": str(tmp_path)}))
     assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "spark-warehouse")
     assert f"databaseName={tmp_path / 'metastore_db'};" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
     java_options = conf["spark.driver.extraJavaOptions"].split()
@@ -72,8 +72,8 @@ def test_a_spark_session_prints_no_startup_warnings(tmp_path):
     """Spark's default log4j profile prints WARN lines (loopback address, SPARK_LOCAL_IP, native Hadoop) and
     a "Setting default log level" notice; pyspark warns about pandas on every conversion."""
     script = (
-        "from warehouse.engine import spark_session\n"
-        "spark = spark_session('quiet')\n"
+        "from warehouse.target import Target\n"
+        "spark = Target.from_environment(engine='spark').spark_session('quiet')\n"
         "print(spark.sql('select 1 as x').toPandas().x.sum())\n"
         "spark.stop()\n"
     )
@@ -98,8 +98,8 @@ def spark_schema_columns() -> dict[str, list[tuple[str, str]]]:
     return tables
 
 
-def test_spark_raw_schema_has_the_postgres_columns(db_url):
-    with connect(db_url) as conn:
+def test_spark_raw_schema_has_the_postgres_columns(db_target):
+    with db_target.connect() as conn:
         rows = conn.execute(
             "select table_name, column_name, data_type from information_schema.columns"
             # raw.schema_version versions the Postgres DDL itself; Spark's catalog has no such table
@@ -142,7 +142,7 @@ def differences(spark_rows: list[tuple], postgres_rows: list[tuple], rel_tol: fl
 
 @needs_spark
 @pytest.mark.slow
-def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
+def test_dbt_on_spark_equals_postgres(fresh_target, tmp_path):
     dbt_vars = {"r_min": 3, "min_relv": 10, "min_sigma": 2, "min_esr": 0.5}
     config = GeneratorConfig(
         n_instances=SYNTHETIC_INSTANCES,
@@ -153,21 +153,21 @@ def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
         entity_zipf=1.0,
         global_share=0.5,
     )
-    generate(config, fresh_db_url, progress=False)
-    run_dbt(["run", "--quiet"], fresh_db_url, dbt_vars, engine="postgres")
+    generate(fresh_target, config, progress=False)
+    run_dbt(fresh_target, ["run", "--quiet"], dbt_vars)
 
     # a throwaway catalog; the copy runs in its own process so that its JVM (and Derby's one-process
     # lock) is gone before dbt starts its session
-    monkeypatch.setenv("SHERLIIC_SPARK_DIR", str(tmp_path / "spark"))
-    env = {**os.environ, "DATABASE_URL": fresh_db_url}
-    subprocess.run([sys.executable, "-m", "warehouse.spark_raw", "copy"], env=env, check=True)
-    run_dbt(["run", "--quiet"], dbt_vars=dbt_vars, engine="spark")
+    spark_settings = SparkSettings.from_environment({"SHERLIIC_SPARK_DIR": str(tmp_path / "spark")})
+    spark = Target(engine="spark", database_url=fresh_target.url(), spark=spark_settings)
+    subprocess.run([sys.executable, "-m", "warehouse.spark_raw", "copy"], env=spark.environment(), check=True)
+    run_dbt(spark, ["run", "--quiet"], dbt_vars)
 
     marts = tmp_path / "spark" / "spark-warehouse" / "warehouse.db"
     for mart in MARTS:
         spark_table = pq.read_table(marts / mart)
         columns = spark_table.column_names
-        with connect(fresh_db_url) as conn:
+        with fresh_target.connect() as conn:
             postgres_rows = conn.execute(f"select {', '.join(columns)} from warehouse.{mart}").fetchall()
         spark_rows = list(zip(*(spark_table.column(c).to_pylist() for c in columns), strict=True))
         if mart == "inference_candidates":
@@ -176,8 +176,6 @@ def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
         assert problems == [], f"{mart}: " + "\n".join(problems[:10])
 
     # the Python API (warehouse/api.py) reads the same marts on both engines
-    from warehouse.api import read_mart
-
     query = {
         "columns": ["candidate_key", "premise_path", "hypothesis_path", "alignment", "score"],
         "where": "alignment = %s",
@@ -185,8 +183,8 @@ def test_dbt_on_spark_equals_postgres(fresh_db_url, tmp_path, monkeypatch):
         "order_by": "score desc, candidate_key",
         "limit": 20,
     }
-    on_spark = read_mart("inference_candidates", engine="spark", **query)
-    on_postgres = read_mart("inference_candidates", database_url=fresh_db_url, **query)
+    on_spark = read_mart("inference_candidates", target=spark, **query)
+    on_postgres = read_mart("inference_candidates", target=fresh_target, **query)
     assert len(on_spark) == 20 and list(on_spark.columns) == query["columns"]
     assert on_spark.drop(columns="score").equals(on_postgres.drop(columns="score"))
     assert on_spark["score"].tolist() == pytest.approx(on_postgres["score"].tolist(), rel=1e-9)

@@ -15,10 +15,10 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from extract.batches import load_corpus
+from extract.loading import load_corpus
 from tests.test_load import BAD_CASES, GOOD
 from tests.test_spark_engine import needs_spark
-from warehouse.server import connect
+from warehouse.target import Target
 
 
 def spark_extract(catalog: Path, *args: str) -> tuple[int, list[dict], str]:
@@ -57,7 +57,7 @@ def spark_rows(catalog: Path, batch_id: int) -> dict[str, Counter]:
     return counts
 
 
-def postgres_rows(url: str, batch_id: int) -> dict[str, Counter]:
+def postgres_rows(target: Target, batch_id: int) -> dict[str, Counter]:
     queries = {
         name: f"select {', '.join(columns)} from raw.{name} where batch_id = %s"
         for name, columns in COLUMNS.items()
@@ -66,13 +66,13 @@ def postgres_rows(url: str, batch_id: int) -> dict[str, Counter]:
         "select s.text, i.path, i.arg1_entity_id, i.arg2_entity_id, i.subject_side "
         "from raw.relation_instances i join raw.sentences s using (sentence_id) where i.batch_id = %s"
     )
-    with connect(url) as conn:
+    with target.connect() as conn:
         return {name: Counter(conn.execute(sql, (batch_id,)).fetchall()) for name, sql in queries.items()}
 
 
 @needs_spark
 @pytest.mark.slow
-def test_spark_loader_rows_and_batch_bookkeeping(fresh_db_url, tmp_path):
+def test_spark_loader_rows_and_batch_bookkeeping(fresh_target, tmp_path):
     catalog = tmp_path / "spark"
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes(GOOD.read_bytes())  # same content under another name
@@ -86,9 +86,9 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_db_url, tmp_path):
     first, again = summaries
     assert not first["skipped"] and again["skipped"] and again["batch_id"] == first["batch_id"]
     assert "already loaded as batch" in again["message"]
-    on_postgres = load_corpus(GOOD, "jsonl", fresh_db_url)
+    on_postgres = load_corpus(fresh_target, GOOD, "jsonl")
     assert first["counts"] == on_postgres.counts and first["rejections"] == on_postgres.rejections
-    assert spark_rows(catalog, first["batch_id"]) == postgres_rows(fresh_db_url, on_postgres.batch_id)
+    assert spark_rows(catalog, first["batch_id"]) == postgres_rows(fresh_target, on_postgres.batch_id)
     sentence_ids = sorted(s["sentence_id"] for s in table(catalog, "sentences"))
     assert sentence_ids == list(range(1, len(sentence_ids) + 1))  # dense, like an identity column
 
@@ -117,13 +117,25 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_db_url, tmp_path):
     assert sorted(batches.values()) == ["failed", "loaded", "loaded"]
     loaded = {b for b, status in batches.items() if status == "loaded"}
     assert {r["batch_id"] for r in table(catalog, "relation_instances")} == loaded
-    assert spark_rows(catalog, replaced["batch_id"]) == postgres_rows(fresh_db_url, on_postgres.batch_id)
+    assert spark_rows(catalog, replaced["batch_id"]) == postgres_rows(fresh_target, on_postgres.batch_id)
+
+    # other content at a loaded path is refused (and recorded as failed), as on Postgres
+    loaded_bad = bad.read_bytes()
+    # a line more (not a blank one: blank lines at the end are layout, not content)
+    bad.write_bytes(loaded_bad + GOOD.read_text().splitlines()[2].encode() + b"\n")
+    code, _, stderr = spark_extract(catalog, "corpus", "--format", "jsonl", "--skip-bad", str(bad))
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert code == 2 and len(errors) == 1, stderr
+    refused = f"a different version of this file is already loaded as batch {skipped_bad['batch_id']}"
+    assert errors[0].startswith(f"error: {bad}: ") and refused in errors[0]
+    bad.write_bytes(loaded_bad)
 
     # corpora: named by the file's stem; listed and removed (partitions dropped) like on Postgres
     assert replaced["corpus_name"] == GOOD.stem and skipped_bad["corpus_name"] == "bad"
     listing = spark_cli(catalog, "batches", "--json")
     assert listing.returncode == 0, listing.stderr
     assert sorted((b["status"], b["corpus_name"]) for b in json.loads(listing.stdout)) == [
+        ("failed", "bad"),
         ("failed", "bad"),
         ("loaded", "bad"),
         ("loaded", GOOD.stem),
@@ -133,9 +145,9 @@ def test_spark_loader_rows_and_batch_bookkeeping(fresh_db_url, tmp_path):
         unknown.returncode == 2
         and "error: raw.load_batches: no batch 999 (corpora loaded: " in unknown.stderr
     )
-    assert len(table(catalog, "load_batches")) == 3
+    assert len(table(catalog, "load_batches")) == 4
     removed = spark_cli(catalog, "remove", "--corpus", "bad")
-    assert removed.returncode == 0 and "removed 2 batch(es)" in removed.stderr, removed.stderr
+    assert removed.returncode == 0 and "removed 3 batch(es)" in removed.stderr, removed.stderr
     assert [b["batch_id"] for b in table(catalog, "load_batches")] == [replaced["batch_id"]]
     assert {r["batch_id"] for r in table(catalog, "relation_instances")} == {replaced["batch_id"]}
 

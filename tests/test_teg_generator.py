@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchmarks.synthetic_teg import GeneratorConfig, TegGenerator, generate, type_inventory
 from deppath.paths import is_reversed, rejection_rule
-from warehouse.server import connect
-from warehouse.synthetic_teg import GeneratorConfig, TegGenerator, generate, type_inventory
+from warehouse.target import Target
 
 
 def _arrays(config: GeneratorConfig) -> list[np.ndarray]:
@@ -43,15 +43,15 @@ def test_relation_sizes_are_zipf_and_paths_pass_the_filters():
     assert 0 < per_entity.count(0) < len(per_entity) * 0.1  # a few untyped entities
 
 
-def test_load_is_one_idempotent_batch_with_planted_rules(fresh_db_url):
+def test_load_is_one_idempotent_batch_with_planted_rules(fresh_target: Target):
     # Flatter relation sizes than the default so the planted premises (ranks ≥ 20) have pairs.
     config = GeneratorConfig(n_instances=3000, n_relations=300, n_entities=500, seed=2, relation_zipf=1.0)
-    summary = generate(config, fresh_db_url, progress=False)
+    summary = generate(fresh_target, config, progress=False)
     assert summary.n_instances == 3000 and summary.n_planted_straight + summary.n_planted_crossed == 3
     assert summary.hub_tail_sum_n2 >= summary.n_entity_pairs
-    again = generate(config, fresh_db_url, progress=False)
+    again = generate(fresh_target, config, progress=False)
     assert again.skipped and again.batch_id == summary.batch_id
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         batches = conn.execute(
             "select batch_id, status, source_format, kind, n_instances from raw.load_batches"
         ).fetchall()
@@ -78,7 +78,7 @@ def test_load_is_one_idempotent_batch_with_planted_rules(fresh_db_url):
     planted = np.flatnonzero(gen.plant_target >= 0)
     assert len(planted) == 3
     # A planted premise shares (straight) or mirrors (crossed) many of its pairs with its hypothesis.
-    with connect(fresh_db_url) as conn:
+    with fresh_target.connect() as conn:
         for a in planted.tolist():
             b = int(gen.plant_target[a])
             left, right = ("arg2", "arg1") if gen.plant_crossed[a] else ("arg1", "arg2")

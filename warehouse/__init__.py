@@ -1,11 +1,19 @@
 """The database side: settings, the embedded Postgres and its URL, all DDL (schema/), the dbt runner,
-the release export, the candidate-score formulas, the plain-Python reference build, and the Python API
+the release export, the candidate-score formulas, and the Python API
 (warehouse/api.py: the marts as pandas DataFrames), re-exported here:
 
     from warehouse import list_marts, open_warehouse, read_mart, read_sql
 """
 
-API = ("list_marts", "open_warehouse", "read_mart", "read_sql", "CorporaMismatch", "MartError")
+API = (
+    "list_marts",
+    "open_warehouse",
+    "read_mart",
+    "read_sql",
+    "CorporaMismatch",
+    "MartError",
+    "QueryRefused",
+)
 __all__ = list(API)
 
 

@@ -13,13 +13,21 @@ local catalog's Spark session and ``toPandas``. Each function opens and closes i
 many reads in a row (a Spark session takes seconds to start) use ``with open_warehouse() as wh:
 wh.read_mart(...)``.
 
-``corpora=["a", "b"]`` asks for the marts built from exactly those corpora: the warehouse holds one
-build, so when it was built from other corpora (mart ``teg_corpora``) a :class:`CorporaMismatch` says
-which command rebuilds it, instead of silently answering from another graph.
+``build="trial"`` reads the marts of a named build (``sherliic-dbt run --build trial``; schema
+``build_trial``) instead of the default build (schema ``warehouse``); ``sherliic-dbt builds`` lists them.
+``corpora=["a", "b"]`` asks for the marts built from exactly those corpora: when the build was made from
+other corpora (mart ``teg_corpora``) a :class:`CorporaMismatch` says which command rebuilds it, instead
+of silently answering from another graph.
 
-``where`` and ``order_by`` are SQL spliced into the query: pass values through ``params`` (``%s``
-placeholders, bound by the database on both engines), never format them into the string; a LIKE pattern
-too (``where="premise_path like %s", params=["%buy%"]``).
+``where`` is a condition on the mart's columns: pass values through ``params`` (``%s`` placeholders, bound
+by the database on both engines), a LIKE pattern too (``where="premise_path like %s", params=["%buy%"]``).
+``order_by`` names columns, each with asc/desc (``"score desc, candidate_key"``).
+
+The read API only reads (docs/design.md §2): each call runs ONE query (``read_sql`` refuses a second
+statement and anything but select, values, table, with … select, show, explain), ``where`` may use
+only the mart's columns, values, ``%s``, operators and a few functions, ``order_by`` only columns and
+directions (:class:`QueryRefused` otherwise); on Postgres every read also runs as a prepared statement in
+a read-only transaction of its own, so the server refuses any write.
 """
 
 from __future__ import annotations
@@ -32,10 +40,21 @@ from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
 from warehouse import server
+from warehouse.query_guard import QueryRefused, check_query, order_by_clause, where_clause
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 
 CORPORA_MART = "teg_corpora"  # one row (corpus_name) per corpus the current build was made from
+# the public API (re-exported by warehouse/__init__.py); QueryRefused comes from warehouse.query_guard
+__all__ = [
+    "CorporaMismatch",
+    "MartError",
+    "QueryRefused",
+    "list_marts",
+    "open_warehouse",
+    "read_mart",
+    "read_sql",
+]
 
 
 class MartError(ValueError):
@@ -45,11 +64,12 @@ class MartError(ValueError):
 class CorporaMismatch(MartError):
     """The warehouse was built from other corpora than those asked for."""
 
-    def __init__(self, requested: Iterable[str], built: Iterable[str]):
+    def __init__(self, requested: Iterable[str], built: Iterable[str], build: str | None = None):
         self.requested, self.built = sorted(set(requested)), sorted(set(built))
+        which = "the warehouse" if build is None else f"build {build}"
         super().__init__(
-            f"the warehouse was built from corpora {_names(self.built)}, not {_names(self.requested)}; "
-            f"rebuild it with: {rebuild_command(self.requested)}"
+            f"{which} was built from corpora {_names(self.built)}, not {_names(self.requested)}; "
+            f"rebuild it with: {rebuild_command(self.requested, build)}"
         )
 
 
@@ -58,18 +78,20 @@ def list_marts() -> list[str]:
     return sorted(path.stem for path in (DBT_PROJECT_DIR / "models" / "marts").glob("*/*.sql"))
 
 
-def rebuild_command(corpora: Iterable[str]) -> str:
-    """The command that rebuilds the warehouse from exactly `corpora` (dbt var ``corpora``)."""
+def rebuild_command(corpora: Iterable[str], build: str | None = None) -> str:
+    """The command that rebuilds the warehouse (or the named `build`) from exactly `corpora` (dbt var
+    ``corpora``)."""
     names = ", ".join(f'"{name}"' for name in sorted(set(corpora)))
-    return f"sherliic-dbt build --vars '{{corpora: [{names}]}}'"
+    named = f" --build {build}" if build else ""
+    return f"sherliic-dbt build{named} --vars '{{corpora: [{names}]}}'"
 
 
-def check_corpora(requested: Iterable[str], built: Iterable[str]) -> None:
+def check_corpora(requested: Iterable[str], built: Iterable[str], build: str | None = None) -> None:
     """Raise :class:`CorporaMismatch` unless `requested` and `built` name the same set of corpora."""
     if isinstance(requested, str):  # set("trex") would be its letters
         raise TypeError(f"corpora must be a list of corpus names, got the string {requested!r}")
     if set(requested) != set(built):
-        raise CorporaMismatch(requested, built)
+        raise CorporaMismatch(requested, built, build)
 
 
 class Warehouse:
@@ -80,11 +102,16 @@ class Warehouse:
         self.schema = target.marts_schema
 
     def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
-        """Any query's result (``%s`` placeholders for `params`)."""
+        """One query's result (``%s`` placeholders for `params`); :class:`QueryRefused` for anything but
+        one select, values, table, with … select, show or explain."""
+        check_query(query, self.engine)
         if self.engine == "spark":
             frame = self._connection.sql(query.replace("%s", "?"), args=list(params or ()) or None)
             return frame.toPandas()
-        return pd.read_sql_query(query, self._connection, params=tuple(params) if params else None)
+        try:
+            return pd.read_sql_query(query, self._connection, params=tuple(params) if params else None)
+        finally:
+            self._connection.rollback()  # each read its own read-only transaction; usable after an error
 
     def has_mart(self, name: str) -> bool:
         """Whether mart `name` has been built in this warehouse."""
@@ -124,15 +151,16 @@ class Warehouse:
         columns: Sequence[str] | None = None,
         where: str | None = None,
         params: Sequence | None = None,
-        order_by: str | None = None,
+        order_by: str | Sequence[str] | None = None,
         limit: int | None = None,
         corpora: Iterable[str] | None = None,
     ) -> pd.DataFrame:
-        """Mart `name` as a DataFrame: all its columns or `columns`, rows matching the SQL condition
-        `where`, sorted by the SQL `order_by`, at most `limit` rows. With `corpora`, first checks that
-        the warehouse was built from exactly those corpora (:class:`CorporaMismatch` otherwise)."""
+        """Mart `name` as a DataFrame: all its columns or `columns`, rows matching the condition `where`
+        (the mart's columns, values, ``%s`` placeholders for `params`, operators), sorted by `order_by`
+        (columns with asc/desc), at most `limit` rows. With `corpora`, first checks that the warehouse was
+        built from exactly those corpora (:class:`CorporaMismatch` otherwise)."""
         if corpora is not None:
-            check_corpora(corpora, self.built_corpora())
+            check_corpora(corpora, self.built_corpora(), self.target.build)
         available = self.columns(name)
         if columns is not None:
             unknown = [column for column in columns if column not in available]
@@ -144,9 +172,9 @@ class Warehouse:
         selected = ", ".join(self._quote(column) for column in columns) if columns else "*"
         query = f"select {selected} from {self.schema}.{name}"
         if where:
-            query += f" where {where}"
+            query += f" where {where_clause(where, available)}"
         if order_by:
-            query += f" order by {order_by}"
+            query += f" order by {order_by_clause(order_by, available, self._quote)}"
         if limit is not None:
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
                 raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
@@ -162,32 +190,44 @@ class Warehouse:
         if name not in marts:
             raise MartError(f"unknown mart {name!r}; the marts: {', '.join(marts)}")
         if not self.has_mart(name):
+            named, where = "", self.engine
+            if self.target.build:
+                named, where = f" --build {self.target.build}", f"{self.engine}, schema {self.schema}"
             raise MartError(
-                f"mart {name} has not been built in this warehouse ({self.engine}); build it with "
-                f"sherliic-dbt build (make demo builds the demo warehouse)"
+                f"mart {name} has not been built in this warehouse ({where}); build it with "
+                f"sherliic-dbt build{named} (make demo builds the demo warehouse)"
             )
 
 
 def resolve_target(
-    target: Target | None = None, *, engine: str | None = None, database_url: str | None = None
+    target: Target | None = None,
+    *,
+    engine: str | None = None,
+    database_url: str | None = None,
+    build: str | None = None,
 ) -> Target:
     """The Target a Python caller means: `target` as given, else one from `engine` / `database_url` and the
-    environment (SHERLIIC_ENGINE, DATABASE_URL; Postgres when only a URL is given)."""
-    if target is not None:
-        return target
-    if database_url is not None and engine is None:
-        engine = "postgres"
-    return Target.from_environment(engine=engine, database_url=database_url)
+    environment (SHERLIIC_ENGINE, DATABASE_URL, SHERLIIC_BUILD; Postgres when only a URL is given); `build`
+    names the build either way ("default": the default build)."""
+    if target is None:
+        if database_url is not None and engine is None:
+            engine = "postgres"
+        target = Target.from_environment(engine=engine, database_url=database_url)
+    return target if build is None else target.with_build(build)
 
 
 @contextmanager
 def open_warehouse(
-    target: Target | None = None, *, engine: str | None = None, database_url: str | None = None
+    target: Target | None = None,
+    *,
+    engine: str | None = None,
+    database_url: str | None = None,
+    build: str | None = None,
 ) -> Iterator[Warehouse]:
     """The warehouse of `target` (default: `engine` "postgres" or "spark" and `database_url`, else
-    SHERLIIC_ENGINE / DATABASE_URL). On Spark the process holds the local catalog (one process at a time)
-    until the block ends."""
-    target = resolve_target(target, engine=engine, database_url=database_url)
+    SHERLIIC_ENGINE / DATABASE_URL), the marts of `build` (default: the Target's, else the default build).
+    On Spark the process holds the local catalog (one process at a time) until the block ends."""
+    target = resolve_target(target, engine=engine, database_url=database_url, build=build)
     if target.engine == "spark":
         with target.marts() as marts:
             yield Warehouse(target, marts.connection)
@@ -196,7 +236,7 @@ def open_warehouse(
     # connections come from warehouse.server.connect: an unreachable server is one DatabaseUnavailable line
     # NullPool: no idle connection is left behind once the block ends
     sql_engine = create_engine(
-        server.sqlalchemy_url(url), creator=lambda: server.connect(url), poolclass=NullPool
+        server.sqlalchemy_url(url), creator=lambda: _read_only_connection(url), poolclass=NullPool
     )
     try:
         with sql_engine.connect() as connection:
@@ -205,21 +245,31 @@ def open_warehouse(
         sql_engine.dispose()
 
 
+def _read_only_connection(url: str):
+    """A connection on which every transaction is read-only and every statement is prepared (the extended
+    protocol: the server refuses a string of several statements)."""
+    connection = server.connect(url, prepare_threshold=0)
+    connection.read_only = True
+    return connection
+
+
 def read_mart(
     name: str,
     *,
     columns: Sequence[str] | None = None,
     where: str | None = None,
     params: Sequence | None = None,
-    order_by: str | None = None,
+    order_by: str | Sequence[str] | None = None,
     limit: int | None = None,
     corpora: Iterable[str] | None = None,
     target: Target | None = None,
     engine: str | None = None,
     database_url: str | None = None,
+    build: str | None = None,
 ) -> pd.DataFrame:
-    """Mart `name` as a DataFrame (:meth:`Warehouse.read_mart`), on its own connection."""
-    with open_warehouse(target, engine=engine, database_url=database_url) as warehouse:
+    """Mart `name` of `build` (default: the default build) as a DataFrame (:meth:`Warehouse.read_mart`),
+    on its own connection."""
+    with open_warehouse(target, engine=engine, database_url=database_url, build=build) as warehouse:
         return warehouse.read_mart(
             name, columns=columns, where=where, params=params, order_by=order_by, limit=limit, corpora=corpora
         )
@@ -232,9 +282,11 @@ def read_sql(
     target: Target | None = None,
     engine: str | None = None,
     database_url: str | None = None,
+    build: str | None = None,
 ) -> pd.DataFrame:
-    """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection."""
-    with open_warehouse(target, engine=engine, database_url=database_url) as warehouse:
+    """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection (`build`
+    only sets the Target's build: the query names its schemas itself)."""
+    with open_warehouse(target, engine=engine, database_url=database_url, build=build) as warehouse:
         return warehouse.read_sql(query, params)
 
 

@@ -2,9 +2,10 @@
 
 Every command has ``--help`` (also ``-h``) and ``--version``; every command that touches the warehouse
 takes ``--database-url`` (and ``--engine`` where both engines work) and receives ONE
-:class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`); a user's
-mistake (bad input, a bad setting, no database, a missing file) ends as ONE ``error: …`` line on stderr
-with exit code 2, never a traceback.
+:class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`). Every
+setting of the environment is checked before the command runs (:func:`check_settings`); a user's mistake
+(bad input, a bad setting, no database, a missing file, a path the operating system refuses) ends as ONE
+``error: …`` line on stderr with exit code 2, never a traceback.
 
     @click.group(context_settings=CONTEXT)
     @version_option
@@ -22,20 +23,27 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
-from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, print_error
+from warehouse.errors import ConfigurationError, DatabaseUnavailable, InputError, Interrupted, print_error
+from warehouse.interrupts import stop_on_signals
+from warehouse.settings import check_environment
 from warehouse.target import ENGINES, Target
 
 PACKAGE = "sherliic-warehouse"
 USER_ERRORS = (InputError, ConfigurationError, DatabaseUnavailable, FileNotFoundError)
 # -h as well as --help (the argparse CLIs had both); help text wrapped at 100 columns, not 80
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+# arguments that only print (help, version): they run whatever the environment holds
+PRINT_ONLY = frozenset({"-h", "--help", "--version"})
 
 F = TypeVar("F", bound=Callable)
 
@@ -91,6 +99,22 @@ def engine_option(function: F) -> F:
     )(function)
 
 
+def build_option(function: F) -> F:
+    """``--build NAME`` (help names SHERLIIC_BUILD); the function receives ``build``: the name typed on
+    the command line, else None (= SHERLIIC_BUILD, else the default build)."""
+    return click.option(
+        "--build",
+        "build",
+        envvar="SHERLIIC_BUILD",
+        show_envvar=True,
+        default=None,
+        metavar="NAME",
+        callback=_given_on_the_command_line,
+        help="The named build whose marts to use (`sherliic-dbt builds` lists them; default: SHERLIIC_BUILD, "
+        "else the default build, schema warehouse).",
+    )(function)
+
+
 def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
     """Callback of an option taking a JSON object (dbt vars): the dict, or a usage error."""
     if value is None:
@@ -104,16 +128,21 @@ def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -
     return parsed
 
 
-def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F], F]:
-    """``--database-url`` (and ``--engine`` when `engines` names both): the function receives ONE
-    ``target`` (:class:`Target`) built from them and the environment, checked before it runs."""
+def target_options(*, engines: tuple[str, ...] = ("postgres",), build: bool = False) -> Callable[[F], F]:
+    """``--database-url`` (and ``--engine`` when `engines` names both, ``--build`` when `build`, for the
+    commands that read a build's marts): the function receives ONE ``target`` (:class:`Target`) built
+    from them and the environment, checked before it runs."""
 
     def decorate(function: F) -> F:
         @functools.wraps(function)
         def with_target(
-            *args: Any, database_url: str | None, engine: str | None = None, **kwargs: Any
+            *args: Any,
+            database_url: str | None,
+            engine: str | None = None,
+            build: str | None = None,
+            **kwargs: Any,
         ) -> Any:
-            target = Target.from_environment(engine=engine, database_url=database_url)
+            target = Target.from_environment(engine=engine, database_url=database_url, build=build)
             if target.engine not in engines:
                 raise ConfigurationError(
                     f"this command works on {' or '.join(engines)} only, not on {target.engine} "
@@ -122,9 +151,26 @@ def target_options(*, engines: tuple[str, ...] = ("postgres",)) -> Callable[[F],
             return function(*args, target=target, **kwargs)
 
         command = database_url_option(with_target)
+        if build:
+            command = build_option(command)
         return engine_option(command) if len(engines) > 1 else command
 
     return decorate
+
+
+def check_settings(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> None:
+    """Every setting of `environ` (default this process's), checked before a command runs: the SHERLIIC_*
+    names (:func:`warehouse.settings.check_environment`), then the Target's values (engine, DATABASE_URL,
+    build, Spark settings) as :meth:`Target.from_environment` reads them. A ``--database-url`` or
+    ``--build`` among `argv` wins over DATABASE_URL or SHERLIIC_BUILD, which is then not checked."""
+    environ = os.environ if environ is None else environ
+    check_environment(environ)
+    overridden = {
+        variable
+        for flag, variable in (("--database-url", "DATABASE_URL"), ("--build", "SHERLIIC_BUILD"))
+        if any(arg == flag or arg.startswith(flag + "=") for arg in argv)
+    }
+    Target.from_environment({name: value for name, value in environ.items() if name not in overridden})
 
 
 def run(
@@ -132,21 +178,36 @@ def run(
     argv: list[str] | None = None,
     prog_name: str | None = None,
     user_errors: tuple[type[Exception], ...] = (),
+    *,
+    signals: bool = False,
 ) -> int:
-    """Run a click command as a console script and return its exit code: click's own usage errors as
-    click prints them (exit 2), the project's user errors (and a command's own `user_errors`, e.g.
-    ValueError where the library reports bad arguments with it) as one line (exit 2)."""
+    """Run a click command as a console script and return its exit code: the environment's settings
+    checked first (:func:`check_settings`; not for --help/--version), click's own usage errors as click
+    prints them (exit 2), the project's user errors, operating-system errors on the user's paths (and a
+    command's own `user_errors`, e.g. ValueError where the library reports bad arguments with it) as one
+    line (exit 2). signals: SIGINT and SIGTERM stop the command cleanly (:func:`stop_on_signals`; one
+    line, exit 130/143)."""
+    args = sys.argv[1:] if argv is None else argv
     try:
-        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+        if not PRINT_ONLY.intersection(args):
+            check_settings(args)
+        with stop_on_signals() if signals else nullcontext():
+            result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
-    except click.Abort:
+    except click.Abort as exc:  # click's wrapper of a KeyboardInterrupt (Ctrl-C, or stop_on_signals)
+        if isinstance(exc.__cause__, Interrupted):
+            print_error(exc.__cause__)
+            return exc.__cause__.exit_code
         print_error("aborted")
         return 130
-    except (*USER_ERRORS, *user_errors) as exc:
+    except Interrupted as exc:  # a signal outside the command itself (after it returned)
+        print_error(exc)
+        return exc.exit_code
+    except (*USER_ERRORS, OSError, *user_errors) as exc:
         print_error(exc)
         return 2
     return result if isinstance(result, int) else 0

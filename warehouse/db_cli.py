@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -47,7 +48,7 @@ def init(target: Target) -> None:
 
 def _prepare(target: Target) -> None:
     server.apply_schema(target.url())
-    print(f"database ready: {target.url()}")
+    print(f"database ready: {server.redact(target.url())}")
 
 
 @cli.command()
@@ -61,15 +62,16 @@ def stop() -> None:
 
 
 @cli.command()
+@click.option("--show-password", is_flag=True, help="Print the password too (default: ***).")
 @target_options()
-def url(target: Target) -> int:
+def url(show_password: bool, target: Target) -> int:
     """Print the database URL (never starts a server).
 
-    The URL given (--database-url, DATABASE_URL), else the embedded server's. A stopped embedded server
-    has no URL yet (its socket folder is chosen when it starts): then nothing is printed on stdout, one
-    line on stderr says so, and the exit code is 1."""
+    The URL given (--database-url, DATABASE_URL), else the embedded server's; its password shows as ***
+    unless --show-password. A stopped embedded server has no URL yet (its socket folder is chosen when it
+    starts): then nothing is printed on stdout, one line on stderr says so, and the exit code is 1."""
     if target.database_url is not None:
-        print(target.database_url)
+        print(target.database_url if show_password else server.redact(target.database_url))
         return 0
     running = server.running_server_url(target.pgdata)
     if running is None:
@@ -77,7 +79,7 @@ def url(target: Target) -> int:
             f"the embedded server ({target.pgdata}) is not running; start it with `sherliic-db start`"
         )
         return 1
-    print(running)
+    print(running if show_password else server.redact(running))
     return 0
 
 
@@ -88,7 +90,9 @@ def psql(target: Target, psql_args: tuple[str, ...]) -> int:
     """Open psql on the database; PSQL_ARGS go to psql.
 
     Starts the embedded server if needed (unless a URL is given)."""
-    return subprocess.call([str(server.psql_executable()), target.url(), *psql_args])
+    url, password = server.split_password(target.url())  # never on psql's command line (ps shows it)
+    env = {**os.environ, "PGPASSWORD": password} if password else None
+    return subprocess.call([str(server.psql_executable()), url, *psql_args], env=env)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
-"""Export the dbt marts (schema `warehouse`) in SherLIiC's release formats.
+"""Export the dbt marts of a build (schema `warehouse`, or `build_<name>` with `--build NAME`) in SherLIiC's
+release formats.
 
-`sherliic-export --out DIR` (or `make export`) writes, after `dbt run`:
+`sherliic-export --out DIR [--build NAME]` (or `make export [BUILD=NAME]`) writes, after `dbt run`:
 
 - ``teg.tsv`` — the typed event graph, one line per (typed relation, entity pair), no header:
   ``type_id<TAB>rel_id<TAB>arg1<TAB>arg2<TAB>count``. ``type_id`` is the per-relation type id
@@ -22,8 +23,23 @@
   ``premise_tsg``, ``conclusion_tsg`` (``tsg_a/tsg_b``, each component's types joined by ``|``),
   ``premise_path``, ``conclusion_path``, ``overlap_size``, ``candidate_key`` (the mart's stable key:
   md5 of both typed relations' natural keys and the alignment, the same in every build).
+- ``relation_rules.tsv`` — the ``rules`` mart, one line per rule between relations (aggregated over its
+  typings), with a header line: ``premise_rel_id``, ``conclusion_rel_id``, ``alignment``, ``premise_path``,
+  ``conclusion_path``, ``n_typings``, ``typings`` (each ``(a, b) => (c, d)``, joined by ``; ``),
+  ``best_typing``, ``best_relv``, ``best_sigma``, ``best_esr``, ``best_score``, ``summed_score``,
+  ``rule_key`` (stable across builds).
+- ``manifest.json`` — what the files are: the build (name, its record in builds.builds: vars, corpora
+  with batch ids and checksums, type tables, code, versions, row counts; the corpora of mart teg_corpora
+  when the build has no record) and, per file, its rows, bytes and sha256.
+- ``rules_verifier.tsv`` — a verifier score for every rule of rules.tsv and verifier that ranked the
+  build (`make rank`; warehouse/export_verifier.py).
 
 Integer ids (rel_id, entity_id, typed ids) are assigned by each dbt build; export them together.
+
+Atomic: the files (manifest.json too) are written into a temporary folder inside the output folder
+(``.export-*``) and, once all are complete and on disk, each is renamed over its namesake. A failed export
+(a full disk, a killed process, a missing mart) leaves the previous files whole; a file name that is a
+symbolic link is replaced, never written through.
 
 Spreadsheet formulas: text written for people (entity names here; sentences, templates and example
 lists in the annotation CSVs) gets a leading apostrophe when it starts with ``=``, ``+``, ``-``, ``@``,
@@ -34,16 +50,25 @@ and type names (they start with a letter or ``/``) and loaded entity ids (keys t
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import json
 import math
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import click
 from tqdm import tqdm
 
+from warehouse import builds
 from warehouse.command_line import (
     CONTEXT,
     run,
@@ -51,11 +76,15 @@ from warehouse.command_line import (
     version_option,
 )
 from warehouse.errors import DatabaseUnavailable, print_error
+from warehouse.export_verifier import VERIFIER_FILE, export_verifier_scores
 from warehouse.marts import Marts
 from warehouse.target import ENGINES, Target
 
-SCHEMA = "warehouse"
-MARTS = ("relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates")
+MARTS = (
+    "relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates", "rules",
+)  # fmt: skip
+MANIFEST = "manifest.json"
+STAGING_PREFIX = ".export-"  # the temporary folder inside the output folder
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -77,24 +106,27 @@ def _sql_spreadsheet_safe(column: str) -> str:
     )
 
 
-# file name -> query whose rows are written as tab-separated lines (COPY text format, no header)
+# file name -> query whose rows are written as tab-separated lines (COPY text format, no header);
+# {schema}: the marts schema of the exported build
 TSV_EXPORTS: dict[str, str] = {
-    "teg.tsv": f"""
+    "teg.tsv": """
         select typed.tsg_index, edges.rel_id, edges.arg1_entity_id, edges.arg2_entity_id, edges.n_instances
-        from {SCHEMA}.teg_edges as edges
-        inner join {SCHEMA}.typed_relations as typed on edges.typed_rel_id = typed.typed_rel_id
+        from {schema}.teg_edges as edges
+        inner join {schema}.typed_relations as typed on edges.typed_rel_id = typed.typed_rel_id
         order by edges.rel_id, typed.tsg_index, edges.arg1_entity_id, edges.arg2_entity_id""",
-    "teg-untyped.tsv": f"""
+    "teg-untyped.tsv": """
         select rel_id, arg1_entity_id, arg2_entity_id, n_instances
-        from {SCHEMA}.untyped_edges
+        from {schema}.untyped_edges
         order by rel_id, arg1_entity_id, arg2_entity_id""",
-    "relation_index.tsv": f"select rel_id, path from {SCHEMA}.relations order by rel_id",
-    "entity_index.tsv": f"""
-        select entity_id, source_entity_id, {_sql_spreadsheet_safe("entities.entity_name")}
-        from {SCHEMA}.entities as entities order by entity_id""",
+    "relation_index.tsv": "select rel_id, path from {schema}.relations order by rel_id",
+    "entity_index.tsv": """
+        select entity_id, source_entity_id, """
+    + _sql_spreadsheet_safe("entities.entity_name")
+    + """
+        from {schema}.entities as entities order by entity_id""",
 }
 
-RULES_QUERY = f"""
+RULES_QUERY = """
     select
         candidates.premise_tsg_index || '~' || candidates.premise_rel_id as premise,
         candidates.hypothesis_tsg_index || '~' || candidates.hypothesis_rel_id as conclusion,
@@ -108,16 +140,16 @@ RULES_QUERY = f"""
         candidates.premise_type_b,
         candidates.hypothesis_type_a as conclusion_type_a,
         candidates.hypothesis_type_b as conclusion_type_b,
-        {{array_join}}(premise.tsg_a, '|') || '/' || {{array_join}}(premise.tsg_b, '|') as premise_tsg,
-        {{array_join}}(hypothesis.tsg_a, '|') || '/' || {{array_join}}(hypothesis.tsg_b, '|')
+        {array_join}(premise.tsg_a, '|') || '/' || {array_join}(premise.tsg_b, '|') as premise_tsg,
+        {array_join}(hypothesis.tsg_a, '|') || '/' || {array_join}(hypothesis.tsg_b, '|')
             as conclusion_tsg,
         candidates.premise_path,
         candidates.hypothesis_path as conclusion_path,
         candidates.overlap_size,
         candidates.candidate_key
-    from {SCHEMA}.inference_candidates as candidates
-    inner join {SCHEMA}.typed_relations as premise on candidates.premise_typed_rel_id = premise.typed_rel_id
-    inner join {SCHEMA}.typed_relations as hypothesis
+    from {schema}.inference_candidates as candidates
+    inner join {schema}.typed_relations as premise on candidates.premise_typed_rel_id = premise.typed_rel_id
+    inner join {schema}.typed_relations as hypothesis
         on candidates.hypothesis_typed_rel_id = hypothesis.typed_rel_id
     order by candidates.hypothesis_rel_id, candidates.hypothesis_tsg_index, candidates.rank_for_hypothesis"""
 
@@ -214,52 +246,165 @@ def _write_rows(rows, path: Path, columns: list[str] | None = None) -> int:
     return n_rows
 
 
+RELATION_RULES_QUERY = """
+    select
+        premise_rel_id,
+        hypothesis_rel_id as conclusion_rel_id,
+        alignment,
+        premise_path,
+        hypothesis_path as conclusion_path,
+        n_typings,
+        {array_join}(typings, '; ') as typings,
+        best_typing,
+        best_relv,
+        best_sigma,
+        best_esr,
+        best_score,
+        summed_score,
+        rule_key
+    from {schema}.rules
+    order by hypothesis_rel_id, premise_rel_id, alignment"""
+RELATION_RULES_COLUMNS = [
+    "premise_rel_id", "conclusion_rel_id", "alignment", "premise_path", "conclusion_path", "n_typings",
+    "typings", "best_typing", "best_relv", "best_sigma", "best_esr", "best_score", "summed_score", "rule_key",
+]  # fmt: skip
+RULES_COLUMNS = [
+    "premise", "conclusion", "relv", "sigma", "esr", "score", "alignment", "rank_for_hypothesis",
+    "premise_type_a", "premise_type_b", "conclusion_type_a", "conclusion_type_b", "premise_tsg",
+    "conclusion_tsg", "premise_path", "conclusion_path", "overlap_size", "candidate_key",
+]  # fmt: skip
+
+
 def _type_index(marts: Marts) -> dict[str, dict[str, list[list[str]]]]:
     index: dict[str, dict[str, list[list[str]]]] = {}
     rows = marts.stream(
-        f"select rel_id, tsg_index, tsg_a, tsg_b from {SCHEMA}.typed_relations order by rel_id, tsg_index"
+        f"select rel_id, tsg_index, tsg_a, tsg_b from {marts.schema}.typed_relations "
+        "order by rel_id, tsg_index"
     )
     for rel_id, tsg_index, tsg_a, tsg_b in rows:
         index.setdefault(str(rel_id), {})[str(tsg_index)] = [list(tsg_a), list(tsg_b)]
     return index
 
 
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _check_replaceable(out: Path, names: list[str]) -> None:
+    """Refuse before anything is written (or replaced) when a file name in `out` is taken by a folder."""
+    for name in names:
+        path = out / name
+        if path.is_dir() and not path.is_symlink():
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file: nothing exported", str(path))
+
+
+@contextmanager
+def staged_files(out: Path, names: list[str]) -> Iterator[Path]:
+    """A temporary folder inside `out` (created if needed) to write files into (`names`: those expected,
+    checked first); when the block ends without an error, each file written there is flushed to disk and
+    renamed over its namesake in `out` (atomic; a symbolic link there is replaced, not followed). On an
+    error nothing in `out` changes. The temporary folder is removed either way."""
+    out.mkdir(parents=True, exist_ok=True)
+    _check_replaceable(out, names)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=out))
+    try:
+        try:
+            yield staging
+        except OSError as error:  # a full disk, a file size limit: say where, and that nothing changed
+            if error.filename is not None or error.strerror is None:
+                raise
+            problem = f"{error.strerror} while writing the export; nothing changed in this folder"
+            raise OSError(error.errno, problem, str(out)) from None
+        written = sorted(staging.iterdir())
+        for path in written:
+            _fsync(path)
+        _check_replaceable(out, [path.name for path in written])
+        for path in written:
+            os.replace(path, out / path.name)
+        _fsync(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def export(target: Target, out_dir: Path | str) -> ExportSummary:
     """Write every release file of the module docstring into `out_dir` (created if needed), from the
-    Target's marts."""
+    marts of the Target's build (read in read-only transactions), and manifest.json last; the files
+    replace the previous ones only once all are written (:func:`staged_files`)."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv", "relation_rules.tsv"]
+    with staged_files(out, [*steps, MANIFEST]) as staging:
+        counts, corpora = _write_files(target, staging, steps)
+        write_manifest(staging, target, counts, corpora)
+    return ExportSummary(out, counts)
+
+
+def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Write the files `steps` into `folder` from the Target's marts: each file's rows, and the corpora of
+    the build."""
     counts: dict[str, int] = {}
-    with target.marts() as marts:
-        missing = [table for table in MARTS if not marts.has_table(SCHEMA, table)]
+    with target.marts(read_only=True) as marts:
+        schema = marts.schema
+        missing = [table for table in MARTS if not marts.has_table(schema, table)]
         if missing:
+            named = f" --build {target.build}" if target.build else ""
             raise RuntimeError(
-                f"marts missing in schema {SCHEMA}: {', '.join(missing)} (run `make dbt-run` first)"
+                f"marts missing in schema {schema}: {', '.join(missing)} "
+                f"(run `sherliic-dbt run{named}` first)"
             )
-        rules_query = RULES_QUERY.format(array_join=marts.function("array_join"))
-        rules_columns = [
-            "premise", "conclusion", "relv", "sigma", "esr", "score", "alignment", "rank_for_hypothesis",
-            "premise_type_a", "premise_type_b", "conclusion_type_a", "conclusion_type_b", "premise_tsg",
-            "conclusion_tsg", "premise_path", "conclusion_path", "overlap_size", "candidate_key",
-        ]  # fmt: skip
-        steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv"]
+        array_join = marts.function("array_join")
+        # file name -> (query, header columns or None)
+        queries = {name: (query.format(schema=schema), None) for name, query in TSV_EXPORTS.items()}
+        queries["rules.tsv"] = (RULES_QUERY.format(schema=schema, array_join=array_join), RULES_COLUMNS)
+        queries["relation_rules.tsv"] = (
+            RELATION_RULES_QUERY.format(schema=schema, array_join=array_join),
+            RELATION_RULES_COLUMNS,
+        )
         bar = tqdm(steps, unit="file")
         for name in bar:
             bar.set_description(f"export {name}")
-            path = out / name
+            path = folder / name
             if name == "type_index.json":
                 index = _type_index(marts)
                 text = json.dumps(index, ensure_ascii=False, separators=(",", ":"))
                 path.write_text(text + "\n", encoding="utf-8")
                 counts[name] = sum(len(types) for types in index.values())
-            elif marts.engine == "postgres":
-                query = TSV_EXPORTS.get(name, rules_query)
-                counts[name] = _copy_to_file(marts.connection, query, path, header=name == "rules.tsv")
-            elif name in TSV_EXPORTS:
-                counts[name] = _write_rows(marts.stream(TSV_EXPORTS[name]), path)
+                continue
+            query, header = queries[name]
+            if marts.engine == "postgres":
+                counts[name] = _copy_to_file(marts.connection, query, path, header=header is not None)
             else:
-                counts[name] = _write_rows(marts.stream(rules_query), path, rules_columns)
-    return ExportSummary(out, counts)
+                counts[name] = _write_rows(marts.stream(query), path, header)
+        # the rules' verifier scores (make rank)
+        counts[VERIFIER_FILE] = export_verifier_scores(marts, folder)
+        corpora = [row[0] for row in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
+    return counts, corpora
+
+
+def write_manifest(out: Path, target: Target, counts: dict[str, int], corpora: list[str]) -> Path:
+    """manifest.json in `out`: the exported build's provenance (its record, when sherliic-dbt recorded
+    it) and each file's rows, bytes and sha256."""
+    record = builds.current_build(target)
+    files = {}
+    for name, n_rows in counts.items():
+        data = (out / name).read_bytes()
+        files[name] = {"rows": n_rows, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    manifest = {
+        "build": target.build_name,
+        "build_id": None if record is None else record.build_id,
+        "schema": target.marts_schema,
+        "engine": target.engine,
+        "corpora": corpora,
+        "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "record": None if record is None else record.provenance(),
+        "files": files,
+    }
+    path = out / MANIFEST
+    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 @click.command(context_settings=CONTEXT)
@@ -271,12 +416,13 @@ def export(target: Target, out_dir: Path | str) -> ExportSummary:
     show_default=True,
     help="Output folder.",
 )
-@target_options(engines=ENGINES)
+@target_options(engines=ENGINES, build=True)
 def cli(out: Path, target: Target) -> int:
-    """Export the dbt marts in SherLIiC's release formats (after `sherliic-dbt run`).
+    """Export the marts of a build in SherLIiC's release formats (after `sherliic-dbt run`).
 
-    Writes teg.tsv, teg-untyped.tsv, relation_index.tsv, entity_index.tsv, type_index.json and rules.tsv
-    into OUT (formats: docs/design.md §5.4). Exit code 1 when the marts are missing."""
+    Writes teg.tsv, teg-untyped.tsv, relation_index.tsv, entity_index.tsv, type_index.json, rules.tsv,
+    relation_rules.tsv and manifest.json (the build's provenance, a sha256 per file) into OUT (formats:
+    docs/design.md §5.4). Exit code 1 when the marts are missing."""
     try:
         summary = export(target, out)
     except DatabaseUnavailable:
@@ -286,6 +432,7 @@ def cli(out: Path, target: Target) -> int:
         return 1
     for name, n_rows in summary.rows.items():
         print(f"{summary.out_dir / name}: {n_rows} rows")
+    print(f"{summary.out_dir / MANIFEST}: build {target.build_name}")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Relv, σ and esr (docs/design.md §5): the one Python definition of the candidate scores.
 
 The dbt models compute the same formulas in SQL (`int_candidate_scores`); the plain-Python reference
-build (:mod:`warehouse.reference`) and the demo's expected scores use these functions, and
+build (:mod:`benchmarks.reference`) and the demo's expected scores use these functions, and
 tests/test_scores.py pins them on a hand-computed example.
 """
 

@@ -15,12 +15,12 @@ import re
 import subprocess
 import warnings
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 import psycopg
 from psycopg import sql
 
-from warehouse.errors import DatabaseUnavailable
+from warehouse.errors import ConfigurationError, DatabaseUnavailable
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 DEFAULT_DATABASE = "sherliic"
@@ -89,20 +89,59 @@ def _embedded_server(pgdata: Path):
 
 
 def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (in the user part and in a ``password=`` query)."""
-    parsed = urlparse(url)
+    """``url`` with its password replaced by ``***`` (in the user part and in a ``password=`` query); a URL
+    too malformed to parse loses its whole user part instead (never raises)."""
+    try:
+        parsed = urlparse(url)
+        password = parsed.password
+    except ValueError:  # e.g. "Invalid IPv6 URL": hide everything that could hold a password
+        return re.sub(r"(password=)[^&\s]*", r"\1***", re.sub(r"://[^/?#]*@", "://***@", url))
     netloc = parsed.netloc
-    if parsed.password is not None:
-        netloc = netloc.replace(f":{parsed.password}@", ":***@", 1)
+    if password:  # an empty password (the embedded server's URL) hides nothing
+        netloc = netloc.replace(f":{password}@", ":***@", 1)
     query = parse_qs(parsed.query, keep_blank_values=True)
     if "password" in query:
         query["password"] = ["***"]
     return parsed._replace(netloc=netloc, query=urlencode(query, doseq=True, safe="/")).geturl()
 
 
+def split_password(url: str) -> tuple[str, str]:
+    """`url` without its password, and the password ("" if none): a child process (psql) gets the password
+    in its environment (PGPASSWORD), where other users cannot see it, not on its command line."""
+    parsed = urlparse(url)
+    netloc, password = parsed.netloc, ""
+    if parsed.password:
+        password = unquote(parsed.password)
+        netloc = netloc.replace(f":{parsed.password}@", "@", 1)
+    query = parse_qs(parsed.query, keep_blank_values=True)
+    if "password" in query:
+        password = password or query.pop("password")[0]
+        query.pop("password", None)
+    return parsed._replace(netloc=netloc, query=urlencode(query, doseq=True, safe="/")).geturl(), password
+
+
+def url_passwords(url: str) -> list[str]:
+    """The password texts in `url` (user part, ``password=`` queries), as written, even when it does not
+    parse: what a message about the URL must never show."""
+    found = re.findall(r"://[^/?#@]*?:([^/?#]*)@", url) + re.findall(r"password=([^&\s]*)", url)
+    return [password for password in found if password]
+
+
+def hide_passwords(text: str, url: str) -> str:
+    """`text` (e.g. libpq's reason for refusing `url`) with `url` redacted and every password in it hidden;
+    a password too short to replace safely hides the whole text."""
+    text = text.replace(url, redact(url))
+    for password in url_passwords(url):
+        if password in text:
+            if len(password) < 4:
+                return "(details hidden: they would show the password)"
+            text = text.replace(password, "***")
+    return text
+
+
 def _unavailable(url: str, exc: psycopg.OperationalError) -> DatabaseUnavailable:
     reason = " ".join(str(exc).split()) or type(exc).__name__
-    reason = re.sub(r"^connection failed: ", "", reason)
+    reason = hide_passwords(re.sub(r"^connection failed: ", "", reason), url)
     todo = WHAT_TO_DO
     if "does not exist" in reason:  # the server answered: a wrong database or role name
         todo = "check the database and user names in the URL (DATABASE_URL or --database-url)"
@@ -146,6 +185,9 @@ def connect(url: str, **kwargs) -> psycopg.Connection:
         return psycopg.connect(url, **kwargs)
     except psycopg.OperationalError as exc:
         raise _unavailable(url, exc) from None
+    except psycopg.ProgrammingError as exc:  # a connection option libpq or psycopg refuses
+        reason = hide_passwords(" ".join(str(exc).split()), url)
+        raise ConfigurationError(f"database URL {redact(url)}: {reason}") from None
 
 
 def sqlalchemy_url(url: str) -> str:

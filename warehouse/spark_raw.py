@@ -38,7 +38,10 @@ def raw_table_names() -> list[str]:
 
 # Columns added to raw tables after their first release: catalogs created before get them on the next
 # apply (Spark has no `add column if not exists`). Their rows read as null there.
-ADDED_COLUMNS = {"load_batches": {"corpus_name": "string"}}
+ADDED_COLUMNS = {
+    "load_batches": {"corpus_name": "string"},
+    "annotation_batches": {"build": "string", "build_id": "bigint"},
+}
 
 
 def apply_spark_schema(spark) -> None:

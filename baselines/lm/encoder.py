@@ -1,12 +1,13 @@
 """torch side of the LM baselines: a mean-pooled encoder, zero-shot cosine, and a cross-encoder
 (encoder + linear head on the mean-pooled pattern sentence) fine-tuned with binary cross-entropy.
 
-Only imported once baselines.lm.models.require_stack() has passed.
+Only imported once baselines.lm.models.require_stack() has passed. Models and tokenizers are loaded from
+their unpacked folder under `cache_dir` (baselines.lm.models.model_dir) with local_files_only=True: the
+libraries never ask a model hub, whatever the environment says.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,7 @@ import torch
 from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
-from baselines.lm.models import model_dir
+from baselines.lm.models import DEFAULT_CACHE_DIR, model_dir
 
 
 def device() -> torch.device:
@@ -24,27 +25,27 @@ def device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def set_threads(n: int | None = None) -> int:
-    """torch intra-op threads: LM_THREADS, else 1. On this shared 2-core machine one thread was 8x faster
-    per training step than two under load (spinning OpenMP workers); `make bench-lm` measures both."""
-    n = n or int(os.environ.get("LM_THREADS", "1"))
+def set_threads(n: int) -> int:
+    """torch intra-op threads (LM_THREADS, default 1, baselines.lm.runs.RunSettings). On this shared 2-core
+    machine one thread was 8x faster per training step than two under load (spinning OpenMP workers);
+    `make bench-lm` measures both."""
     torch.set_num_threads(n)
     return n
 
 
-_LOADED: dict[str, tuple] = {}
+_LOADED: dict[tuple[str, Path], tuple] = {}
 
 
-def tokenizer_and_config(name: str):
-    path = model_dir(name)
-    if name not in _LOADED:
-        _LOADED[name] = (AutoTokenizer.from_pretrained(path, local_files_only=True), path)
-    return _LOADED[name]
+def tokenizer_and_config(name: str, cache_dir: Path = DEFAULT_CACHE_DIR):
+    path = model_dir(name, cache_dir)
+    if (name, cache_dir) not in _LOADED:
+        _LOADED[(name, cache_dir)] = (AutoTokenizer.from_pretrained(path, local_files_only=True), path)
+    return _LOADED[(name, cache_dir)]
 
 
-def load_encoder(name: str) -> torch.nn.Module:
+def load_encoder(name: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> torch.nn.Module:
     """A fresh copy of the pretrained encoder (weights from the unpacked package)."""
-    path = model_dir(name)
+    path = model_dir(name, cache_dir)
     return AutoModel.from_pretrained(path, local_files_only=True)
 
 
@@ -81,10 +82,11 @@ def embed(
     batch_size: int = 64,
     show_progress: bool = True,
     desc: str = "embedding",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """L2-normalized mean-pooled sentence embeddings (rows aligned with `sentences`)."""
-    tok, _ = tokenizer_and_config(name)
-    model = load_encoder(name).to(device()).eval()
+    tok, _ = tokenizer_and_config(name, cache_dir)
+    model = load_encoder(name, cache_dir).to(device()).eval()
     order = np.argsort([len(s) for s in sentences], kind="stable")  # similar lengths: less padding
     out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
     for sl in _progress(list(_batches(len(sentences), batch_size)), desc, show_progress):
@@ -99,11 +101,16 @@ def embed(
 
 
 def cosine_scores(
-    name: str, premises: Sequence[str], hypotheses: Sequence[str], *, show_progress: bool = True
+    name: str,
+    premises: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    show_progress: bool = True,
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """Zero-shot: cosine of premise and hypothesis embeddings (symmetric in the two sentences)."""
     unique = sorted(set(premises) | set(hypotheses))
-    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}")
+    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}", cache_dir=cache_dir)
     row = {s: i for i, s in enumerate(unique)}
     p = vectors[[row[s] for s in premises]]
     h = vectors[[row[s] for s in hypotheses]]
@@ -141,14 +148,21 @@ def fine_tune(
     labels: Sequence[bool],
     settings: TrainSettings,
     *,
+    pairs: Sequence[tuple[int, int]] = (),
+    pair_weight: float = 0.0,
     show_progress: bool = True,
     desc: str = "fine-tune",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> CrossEncoder:
-    """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count."""
+    """Fine-tune a fresh cross-encoder; fully determined by `settings.seed` on one device/thread count.
+
+    `pairs` (i, j): text i is true and text j is its reverse, false. With a `pair_weight`, the two stay in
+    one batch and the loss adds pair_weight * mean(-log sigmoid(logit_i - logit_j)) over the batch's pairs:
+    the model is told which direction holds, not only that each text is true or false."""
     torch.manual_seed(settings.seed)
     np.random.seed(settings.seed)
-    tok, _ = tokenizer_and_config(name)
-    model = CrossEncoder(load_encoder(name)).to(device())
+    tok, _ = tokenizer_and_config(name, cache_dir)
+    model = CrossEncoder(load_encoder(name, cache_dir)).to(device())
     torch.manual_seed(settings.seed)  # the head's initialization
     model.head.reset_parameters()
     enc = tok(list(texts), padding=False, truncation=True, max_length=settings.max_length)
@@ -167,16 +181,17 @@ def fine_tune(
     )
     generator = torch.Generator().manual_seed(settings.seed)
     loss_fn = torch.nn.BCEWithLogitsLoss()
+    partner = {i: j for i, j in pairs}  # true text -> its false reverse
     model.train()
+    paired = list(pairs) if pair_weight > 0 else []
     for epoch in range(settings.epochs):
-        order = torch.randperm(len(texts), generator=generator).tolist()
-        bar = _progress(
-            list(_batches(len(order), settings.batch_size)),
-            f"{desc} epoch {epoch + 1}/{settings.epochs}",
-            show_progress,
-        )
-        for sl in bar:
-            idx = order[sl]
+        if paired:
+            batches = _paired_batches(len(texts), paired, settings.batch_size, generator)
+        else:
+            order = torch.randperm(len(texts), generator=generator).tolist()
+            batches = [order[sl] for sl in _batches(len(order), settings.batch_size)]
+        bar = _progress(batches, f"{desc} epoch {epoch + 1}/{settings.epochs}", show_progress)
+        for idx in bar:
             batch = tok.pad(
                 {
                     "input_ids": [enc["input_ids"][i] for i in idx],
@@ -186,6 +201,8 @@ def fine_tune(
             )
             logits = model(batch["input_ids"].to(device()), batch["attention_mask"].to(device()))
             loss = loss_fn(logits, y[idx].to(device()))
+            if paired:
+                loss = loss + pair_weight * _direction_loss(logits, idx, partner)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -193,6 +210,32 @@ def fine_tune(
             schedule.step()
             bar.set_postfix(loss=f"{loss.item():.3f}")
     return model.eval()
+
+
+def _paired_batches(
+    n: int, pairs: list[tuple[int, int]], size: int, generator: torch.Generator
+) -> list[list[int]]:
+    """One epoch's batches: the texts shuffled with each pair kept together (a batch may hold one more
+    than `size` when a pair closes it)."""
+    in_pair = {k for pair in pairs for k in pair}
+    units = [list(pair) for pair in pairs] + [[i] for i in range(n) if i not in in_pair]
+    batches, current = [], []
+    for u in torch.randperm(len(units), generator=generator).tolist():
+        current += units[u]
+        if len(current) >= size:
+            batches.append(current)
+            current = []
+    return batches + ([current] if current else [])
+
+
+def _direction_loss(logits: torch.Tensor, idx: list[int], partner: dict[int, int]) -> torch.Tensor:
+    """mean -log sigmoid(logit(true direction) - logit(reverse)) over the pairs inside the batch."""
+    where = {k: n for n, k in enumerate(idx)}
+    rows = [(where[i], where[partner[i]]) for i in idx if i in partner and partner[i] in where]
+    if not rows:
+        return logits.new_zeros(())
+    true, reverse = zip(*rows, strict=True)
+    return torch.nn.functional.softplus(logits[list(reverse)] - logits[list(true)]).mean()
 
 
 @torch.no_grad()
@@ -205,9 +248,10 @@ def predict(
     batch_size: int = 64,
     show_progress: bool = True,
     desc: str = "scoring",
+    cache_dir: Path = DEFAULT_CACHE_DIR,
 ) -> np.ndarray:
     """Entailment probabilities (sigmoid of the logit) for pattern sentences."""
-    tok, _ = tokenizer_and_config(name)
+    tok, _ = tokenizer_and_config(name, cache_dir)
     model.eval()
     order = np.argsort([len(t) for t in texts], kind="stable")
     out = np.zeros(len(texts), dtype=float)
@@ -230,9 +274,9 @@ def save_weights(model: CrossEncoder, path: Path) -> None:
     tmp.replace(path)
 
 
-def load_weights(name: str, path: Path) -> CrossEncoder:
+def load_weights(name: str, path: Path, cache_dir: Path = DEFAULT_CACHE_DIR) -> CrossEncoder:
     from safetensors.torch import load_file
 
-    model = CrossEncoder(load_encoder(name))
+    model = CrossEncoder(load_encoder(name, cache_dir))
     model.load_state_dict(load_file(str(path)))
     return model.to(device()).eval()

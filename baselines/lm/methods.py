@@ -6,138 +6,92 @@ Methods (per model m of baselines.lm.models):
   lm:m fine-tuned (<pattern>)    cross-encoder on the pattern sentence; score = mean probability over seeds
   lm:m fine-tuned (ensemble)     mean probability over the patterns and seeds
   lm:m hypothesis-only           the same recipe on the hypothesis alone (Li et al. 2022's probe)
+  lm:m fine-tuned + zero-shot    (1 - c) x the fine-tuned probability (mean over the dataset's patterns and
+                                 the seeds) + c x the zero-shot cosine, c = LM_COSINE_SHARE (0.75): on
+                                 unseen predicates the cosine is the better half (docs/lm.md)
 
-Training data, per benchmark family (the harness passes one dataset at a time):
-  sherliic             dev items with lm_split=train train the run that scores all dev items (its lm_dev row
-                       is the reported one); all dev items train the run that scores the test items
-  levy_holt, levy_holt/<subset>   that dataset's train split trains the run that scores all its items
-  others (zeichner, levy_holt_hosseini)   not covered (NaN; `make lm` drops such empty rows)
-Training items are scored by the model that saw them (in-sample; cross-fitting would cost 5x); the harness
-tunes thresholds on them (lm_dev: lm_split=train; Levy/Holt dev: train), see docs/lm.md.
+Training data (baselines.lm.crossfit): each dataset's items are scored by the cross-fit of its source's
+labelled pool (SherLIiC dev; Levy/Holt train+dev; a Levy/Holt subset: Levy/Holt's, LM_SCORE_WITH), plus the
+extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k predicate-disjoint folds, every
+other item (the test files) by the model of the whole pool. No item is scored by a model that saw it or a
+predicate of it, so the harness's thresholds (tuned on training splits) are tuned on out-of-sample scores.
+zeichner and levy_holt_hosseini have no training data: not covered (NaN; `make lm` drops such rows).
 
-The plan comes from the environment, so `make lm` can be sized to the machine (dataset globs are
-comma-separated, patterns `;`-separated):
-  LM_SEEDS         number of seeds (default 3: seeds 0, 1, 2)
-  LM_PATTERNS      patterns (default the first two of baselines.lm.patterns.PATTERNS)
-  LM_FINETUNE      model:globs;... which model fine-tunes on which datasets
-                   (default `minilm:sherliic,levy_holt,levy_holt/*`; add `;mpnet:sherliic` for mpnet)
-  LM_ALL_PATTERNS  datasets trained with every pattern (default `sherliic`); the others use the first
-                   pattern only, and their ensemble row is left out (it would equal that pattern)
-  LM_HYPOTHESIS_ONLY  datasets of the hypothesis-only probe (default `sherliic,levy_holt`)
-  LM_MODELS        models `make lm` runs (default: every installed one, e.g. `minilm`)
-  LM_EPOCHS        override the epochs; by default a run sees about EXAMPLES_PER_RUN training examples
-                   (epochs = round(EXAMPLES_PER_RUN / n_train), between 1 and the model's epochs)
+Which plan scores a dataset (baselines.lm.plan): each method scores each dataset with
+ctx.lm.plan_for(method, dataset), i.e. `make lm`'s own plan there, and in the other commands the plan
+`make lm` recorded for that row (the default plan where it recorded none); never the current environment.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import os
-from dataclasses import dataclass, replace
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from baselines.datasets import load_items
 from baselines.evaluate import Evaluation
-from baselines.lm.models import MODELS, require_stack
+from baselines.lm.crossfit import CrossFit, Part
+from baselines.lm.models import MODELS, model_dir, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
-from baselines.lm.runs import Recipe, RunStats, TrainingSet, run_scores
-from baselines.registry import Context, register
+from baselines.lm.plan import DEFAULT_PLAN, LmSettings, Plan, method_names
+from baselines.lm.runs import Recipe, RunStats, run_scores
+from baselines.registry import REGISTRY, Context, register
 
 ALLOW_COMPUTE = "lm_allow_compute"  # ctx.cache flag set by `make lm`: may train and score
-DEFAULT_FINETUNE = "minilm:sherliic,levy_holt,levy_holt/*"  # mpnet: opt in, docs/lm.md
-EXAMPLES_PER_RUN = 4000
-# Per-model recipe defaults (measured on SherLIiC lm_dev, docs/lm.md).
-BASE_RECIPE = {
-    "minilm": Recipe(model="minilm", pattern="", epochs=5, lr=5e-5),
-    "mpnet": Recipe(model="mpnet", pattern="", epochs=3, lr=2e-5),
-}
+DEFAULT_SETTINGS = LmSettings()
 
 
-def _globs(value: str) -> tuple[str, ...]:
-    return tuple(g.strip() for g in value.split(",") if g.strip())
+ITEMS = "lm_items"  # ctx.cache: the loaded benchmark items, where a dataset's models find their training data
 
 
-def _matches(dataset: str, globs: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(dataset, g) for g in globs)
+def cross_fit(group: pd.DataFrame, dataset: str, plan: Plan, others: pd.DataFrame) -> CrossFit | None:
+    """The cross-fit that scores `dataset` (its items: `group`) under the plan: the pool of its source
+    (LM_SCORE_WITH; its own by default) plus the extra training data (LM_TRAIN_WITH), taken from `others`
+    (items of other datasets); None when that pool is empty."""
+
+    def items_of(name: str) -> pd.DataFrame:
+        return group if name == dataset else others[others["dataset"] == name]
+
+    source = plan.source(dataset)
+    if source != dataset and items_of(source).empty:
+        source = dataset  # the serving dataset is not loaded: the dataset's own pool
+    extras = [items_of(d) for d in plan.extra_training(source) if d != source]
+    extra = pd.concat(extras) if extras else None
+    fit = CrossFit.of(source, items_of(source), extra, plan.folds)
+    return fit if len(fit.pool) else None
 
 
-@dataclass(frozen=True)
-class Plan:
-    seeds: tuple[int, ...]
-    patterns: tuple[str, ...]
-    finetune: dict[str, tuple[str, ...]]  # model -> dataset globs it fine-tunes on
-    all_patterns: tuple[str, ...] = ("sherliic",)
-    hypothesis_only: tuple[str, ...] = ("sherliic", "levy_holt")
-    epochs: int | None = None
-
-    @classmethod
-    def from_env(cls) -> Plan:
-        seeds = tuple(range(int(os.environ.get("LM_SEEDS", "3"))))
-        names = os.environ.get("LM_PATTERNS")
-        patterns = tuple(p.strip() for p in names.split(";")) if names else tuple(list(PATTERNS)[:2])
-        for p in patterns:
-            if p not in PATTERNS:
-                raise ValueError(f"LM_PATTERNS: unknown pattern {p!r}; known: {'; '.join(PATTERNS)}")
-        finetune: dict[str, tuple[str, ...]] = {}
-        for part in os.environ.get("LM_FINETUNE", DEFAULT_FINETUNE).split(";"):
-            if part.strip():
-                model, _, globs = part.partition(":")
-                finetune[model.strip()] = _globs(globs)
-        epochs = int(os.environ["LM_EPOCHS"]) if os.environ.get("LM_EPOCHS") else None
-        return cls(
-            seeds,
-            patterns,
-            finetune,
-            all_patterns=_globs(os.environ.get("LM_ALL_PATTERNS", "sherliic")),
-            hypothesis_only=_globs(os.environ.get("LM_HYPOTHESIS_ONLY", "sherliic,levy_holt")),
-            epochs=epochs,
-        )
-
-    def patterns_for(self, model: str, dataset: str) -> tuple[str, ...]:
-        """The patterns (and HYPOTHESIS_ONLY) this model is fine-tuned with on this dataset."""
-        if not _matches(dataset, self.finetune.get(model, ())):
-            return ()
-        chosen = self.patterns if _matches(dataset, self.all_patterns) else self.patterns[:1]
-        return chosen + ((HYPOTHESIS_ONLY,) if _matches(dataset, self.hypothesis_only) else ())
-
-    def recipe(self, model: str, pattern: str, seed: int, n_train: int) -> Recipe:
-        base = BASE_RECIPE[model]
-        epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / max(1, n_train))))
-        return replace(base, pattern=pattern, seed=seed, epochs=epochs)
-
-
-def _lm_split(items: pd.DataFrame) -> pd.Series:
-    return items["extra"].map(lambda e: (e or {}).get("lm_split") if isinstance(e, dict) else None)
-
-
-def _training_set(items: pd.DataFrame, description: str) -> TrainingSet:
-    return TrainingSet(
-        premises=items["premise_text"].astype(str).tolist(),
-        hypotheses=items["hypothesis_text"].astype(str).tolist(),
-        labels=items["label"].astype(bool).tolist(),
-        description=f"{description} ({len(items)} items)",
-    )
-
-
-def training_jobs(group: pd.DataFrame) -> list[tuple[TrainingSet, pd.Index]]:
-    """(training set, items it scores) for one dataset's items; [] when the dataset has no training data."""
+def training_jobs(group: pd.DataFrame, plan: Plan, others: pd.DataFrame | None = None) -> list[Part]:
+    """The models (cross-fit parts) that score one dataset's items (`group`, all of its splits); [] when
+    it has no training data. `others`: items of the datasets its plan trains on (datasets_needed)."""
     dataset = str(group["dataset"].iloc[0])
-    if dataset == "sherliic":
-        dev = group[group["split"] == "dev"]
-        jobs = []
-        lm = _lm_split(dev)
-        if (lm == "train").any():
-            jobs.append((_training_set(dev[lm == "train"], "sherliic dev lm_split=train"), dev.index))
-        test = group[group["split"] == "test"]
-        if len(test) and len(dev):
-            jobs.append((_training_set(dev, "sherliic dev (all)"), test.index))
-        return jobs
-    if dataset.startswith("levy_holt") and not dataset.startswith("levy_holt_hosseini"):
-        train = group[group["split"] == "train"]
-        if len(train):
-            return [(_training_set(train, f"{dataset} train"), group.index)]
-    return []
+    if dataset.startswith("levy_holt_hosseini") or dataset.startswith("zeichner"):
+        return []
+    others = others if others is not None else group.iloc[:0]
+    fit = cross_fit(group, dataset, plan, others)
+    return fit.parts(group) if fit is not None else []
+
+
+def datasets_needed(dataset: str, plan: Plan) -> set[str]:
+    """The datasets whose items the models of `dataset` need: itself, its source, their extra data."""
+    source = plan.source(dataset)
+    return {dataset, source, *plan.extra_training(source)}
+
+
+def other_items(items: pd.DataFrame, ctx: Context, plan: Plan) -> pd.DataFrame:
+    """Items of the datasets the plan trains `items`' datasets on that `items` lacks, from ctx.cache[ITEMS]
+    (set by `make lm`) or else the Target's loaded benchmarks (read once per command)."""
+    present = {str(d) for d in items["dataset"]}
+    needed = set().union(*(datasets_needed(d, plan) for d in present)) - present
+    if not needed:
+        return items.iloc[:0]
+    if ITEMS not in ctx.cache:
+        if ctx.target is None:
+            return items.iloc[:0]
+        ctx.cache[ITEMS] = load_items(ctx.target)
+    loaded = ctx.cache[ITEMS]
+    return loaded[loaded["dataset"].isin(needed)]
 
 
 def run_label(model: str, pattern: str, dataset: str, seed: int, seeds: tuple[int, ...]) -> str:
@@ -146,33 +100,52 @@ def run_label(model: str, pattern: str, dataset: str, seed: int, seeds: tuple[in
     return f"lm:{model} '{pattern}' {dataset} seed {seed}{position}"
 
 
+def lm_settings(ctx: Context) -> LmSettings:
+    """The `lm:` settings of the command (the defaults when it gave none)."""
+    return ctx.lm if ctx.lm is not None else DEFAULT_SETTINGS
+
+
 def seed_scores(
     items: pd.DataFrame,
     model: str,
     pattern: str,
     seed: int,
     ctx: Context,
-    plan: Plan | None = None,
+    plan: Plan,
     stats: RunStats | None = None,
+    part: int | None = None,
 ) -> pd.Series:
-    """One fine-tuned run's scores (NaN where the plan does not fine-tune this model on the dataset)."""
-    plan = plan or Plan.from_env()
+    """One seed's scores (NaN where the plan does not fine-tune this model on the dataset): each item by
+    the cross-fit models that never saw it or its predicates (an item cut between two folds: their mean).
+    `part`: compute only that model of each dataset (a parallel job); the others may stay missing then."""
     out = pd.Series(np.nan, index=items.index, dtype=float)
     allow = bool(ctx.cache.get(ALLOW_COMPUTE))
-    for dataset, group in items.groupby("dataset", sort=True):
-        if pattern not in plan.patterns_for(model, str(dataset)):
+    others = None
+    for dataset in sorted({str(d) for d in items["dataset"]}):
+        if pattern not in plan.patterns_for(model, dataset):
             continue
-        for training, target in training_jobs(group):
-            scored = group.loc[target]
-            out[target] = run_scores(
-                plan.recipe(model, pattern, seed, len(training.labels)),
-                training,
+        others = other_items(items, ctx, plan) if others is None else others
+        group = items[items["dataset"] == dataset]
+        total = pd.Series(0.0, index=group.index)
+        count = pd.Series(0, index=group.index)
+        for number, job in enumerate(training_jobs(group, plan, pd.concat([items, others]))):
+            if part is not None and number != part:
+                continue
+            scored = group.loc[job.index]
+            total[job.index] += run_scores(
+                plan.recipe(model, pattern, seed, job.n_nominal),
+                job.training,
                 scored["premise_text"].astype(str).tolist(),
                 scored["hypothesis_text"].astype(str).tolist(),
                 allow_compute=allow,
+                settings=lm_settings(ctx).run,
                 stats=stats,
-                label=run_label(model, pattern, str(dataset), seed, plan.seeds),
+                label=run_label(model, pattern, dataset, seed, plan.seeds)
+                + ("" if job.fold is None else f" fold {job.fold + 1}"),
             )
+            count[job.index] += 1
+        scored_any = count > 0
+        out[group.index[scored_any]] = (total[scored_any] / count[scored_any]).to_numpy()
     return out
 
 
@@ -181,24 +154,37 @@ def fine_tuned_scores(
     model: str,
     patterns: tuple[str, ...],
     ctx: Context,
+    plan: Plan,
     seeds: tuple[int, ...] | None = None,
 ) -> pd.Series:
     """Mean probability over the seeds and the given patterns (NaN where one of them is not planned)."""
-    plan = Plan.from_env()
     runs = [seed_scores(items, model, p, s, ctx, plan) for p in patterns for s in (seeds or plan.seeds)]
     return pd.concat(runs, axis=1).mean(axis=1, skipna=False)
 
 
 def ensemble_scores(
-    items: pd.DataFrame, model: str, ctx: Context, seeds: tuple[int, ...] | None = None
+    items: pd.DataFrame, model: str, ctx: Context, plan: Plan, seeds: tuple[int, ...] | None = None
 ) -> pd.Series:
     """Mean over patterns and seeds, on the datasets trained with more than one pattern."""
-    plan = Plan.from_env()
     out = pd.Series(np.nan, index=items.index, dtype=float)
     for dataset, group in items.groupby("dataset", sort=True):
         patterns = tuple(p for p in plan.patterns_for(model, str(dataset)) if p != HYPOTHESIS_ONLY)
         if len(patterns) > 1:
-            out[group.index] = fine_tuned_scores(group, model, patterns, ctx, seeds)
+            out[group.index] = fine_tuned_scores(group, model, patterns, ctx, plan, seeds)
+    return out
+
+
+def mix_scores(
+    items: pd.DataFrame, model: str, ctx: Context, plan: Plan, seeds: tuple[int, ...] | None = None
+):
+    """(1 - c) x fine-tuned (mean over the dataset's patterns and the seeds) + c x zero-shot cosine."""
+    out = pd.Series(np.nan, index=items.index, dtype=float)
+    for dataset, group in items.groupby("dataset", sort=True):
+        patterns = tuple(p for p in plan.patterns_for(model, str(dataset)) if p != HYPOTHESIS_ONLY)
+        if patterns:
+            tuned = fine_tuned_scores(group, model, patterns, ctx, plan, seeds)
+            cosine = zero_shot_scores(group, model, ctx)
+            out[group.index] = (1 - plan.cosine_share) * tuned + plan.cosine_share * cosine
     return out
 
 
@@ -209,31 +195,48 @@ def zero_shot_scores(items: pd.DataFrame, model: str, ctx: Context) -> pd.Series
         items["premise_text"].astype(str).tolist(),
         items["hypothesis_text"].astype(str).tolist(),
         allow_compute=bool(ctx.cache.get(ALLOW_COMPUTE)),
+        settings=lm_settings(ctx).run,
     )
     return pd.Series(scores, index=items.index, dtype=float)
 
 
-def _check(model: str) -> None:
+def by_plan(
+    method: str, items: pd.DataFrame, ctx: Context, score: Callable[[pd.DataFrame, Plan], pd.Series]
+) -> pd.Series:
+    """`score(group, plan)` of each dataset's items under the plan of (method, dataset)."""
+    settings = lm_settings(ctx)
+    out = pd.Series(np.nan, index=items.index, dtype=float)
+    for dataset, group in items.groupby("dataset", sort=True):
+        out[group.index] = score(group, settings.plan_for(method, str(dataset)))
+    return out
+
+
+def _check(model: str, ctx: Context) -> None:
     """ModelMissing (skipped, with the install command) when the stack or the weights are absent."""
     require_stack()
-    from baselines.lm.models import model_dir
-
-    model_dir(model)
+    model_dir(model, lm_settings(ctx).run.cache_dir)
 
 
-def method_names(model: str) -> dict[str, str]:
-    plan_patterns = Plan.from_env().patterns
-    names = {
-        "zero-shot": f"lm:{model} zero-shot cosine",
-        "hypothesis-only": f"lm:{model} hypothesis-only",
-        "ensemble": f"lm:{model} fine-tuned (ensemble)",
-    }
-    names.update({p: f"lm:{model} fine-tuned ({p})" for p in plan_patterns})
-    return names
+def _register_pattern(model: str, pattern: str) -> None:
+    name = method_names(model, (pattern,))[pattern]
+
+    def single(items: pd.DataFrame, ctx: Context) -> pd.Series:
+        _check(model, ctx)
+        return by_plan(
+            name, items, ctx, lambda group, plan: fine_tuned_scores(group, model, (pattern,), ctx, plan)
+        )
+
+    register(
+        name,
+        tunable=True,
+        on_top_of_lemma=False,
+        description=f"{model} cross-encoder fine-tuned on the pattern '{PATTERNS[pattern]}' (seed mean)",
+    )(single)
 
 
 def _register_model(model: str) -> None:
-    names = method_names(model)
+    """The methods of one model under the default plan (register_methods adds other plans' patterns)."""
+    names = method_names(model, DEFAULT_PLAN.patterns)
 
     @register(
         names["zero-shot"],
@@ -242,22 +245,12 @@ def _register_model(model: str) -> None:
         description=f"cosine of {MODELS[model].hf_name} sentence embeddings (zero-shot, symmetric)",
     )
     def zero_shot(items: pd.DataFrame, ctx: Context) -> pd.Series:
-        _check(model)
+        _check(model, ctx)
         return zero_shot_scores(items, model, ctx)
 
-    patterns = Plan.from_env().patterns
+    patterns = DEFAULT_PLAN.patterns
     for pattern in patterns:
-
-        def single(items: pd.DataFrame, ctx: Context, pattern: str = pattern) -> pd.Series:
-            _check(model)
-            return fine_tuned_scores(items, model, (pattern,), ctx)
-
-        register(
-            names[pattern],
-            tunable=True,
-            on_top_of_lemma=False,
-            description=f"{model} cross-encoder fine-tuned on the pattern '{PATTERNS[pattern]}' (seed mean)",
-        )(single)
+        _register_pattern(model, pattern)
 
     @register(
         names["ensemble"],
@@ -266,8 +259,20 @@ def _register_model(model: str) -> None:
         description=f"{model} cross-encoders, mean over patterns {', '.join(patterns)} and seeds",
     )
     def ensemble(items: pd.DataFrame, ctx: Context) -> pd.Series:
-        _check(model)
-        return ensemble_scores(items, model, ctx)
+        _check(model, ctx)
+        return by_plan(
+            names["ensemble"], items, ctx, lambda group, plan: ensemble_scores(group, model, ctx, plan)
+        )
+
+    @register(
+        names["mix"],
+        tunable=True,
+        on_top_of_lemma=False,
+        description=f"{model}: 1/4 fine-tuned probability + 3/4 zero-shot cosine (LM_COSINE_SHARE)",
+    )
+    def mix(items: pd.DataFrame, ctx: Context) -> pd.Series:
+        _check(model, ctx)
+        return by_plan(names["mix"], items, ctx, lambda group, plan: mix_scores(group, model, ctx, plan))
 
     @register(
         names["hypothesis-only"],
@@ -276,43 +281,37 @@ def _register_model(model: str) -> None:
         description=f"{model} fine-tuned on the hypothesis alone (Li et al. 2022 artefact probe)",
     )
     def hypothesis_only(items: pd.DataFrame, ctx: Context) -> pd.Series:
-        _check(model)
-        return fine_tuned_scores(items, model, (HYPOTHESIS_ONLY,), ctx)
+        _check(model, ctx)
+        return by_plan(
+            names["hypothesis-only"],
+            items,
+            ctx,
+            lambda group, plan: fine_tuned_scores(group, model, (HYPOTHESIS_ONLY,), ctx, plan),
+        )
 
 
 for _model in MODELS:
     _register_model(_model)
 
 
-def lm_method_names() -> list[str]:
-    return [n for m in MODELS for n in method_names(m).values()]
-
-
-def selected_models() -> list[str]:
-    """LM_MODELS (space/comma-separated), default every model; uninstalled ones are left out anyway."""
-    chosen = os.environ.get("LM_MODELS", "").replace(",", " ").split()
-    return chosen or list(MODELS)
-
-
-def combination_features() -> list[str]:
-    """LM methods the learned combination may use: the zero-shot ones of the selected models. Fine-tuned
-    scores of training items are in-sample, so a combination trained on them would trust them too much."""
-    return [method_names(m)["zero-shot"] for m in selected_models()]
-
-
-def _in_sample(method: str) -> bool:
-    """Fine-tuned methods scored their own training items; SherLIiC's full-dev row mixes those in."""
-    return method.startswith("lm:") and "zero-shot" not in method
+def register_methods(settings: LmSettings) -> None:
+    """Register the fine-tuned method of each pattern of the settings' plans that is not registered yet
+    (a custom LM_PATTERNS of `make lm`, or a pattern `make lm` recorded)."""
+    for plan in settings.plans():
+        for model in MODELS:
+            for pattern in plan.patterns:
+                if method_names(model, (pattern,))[pattern] not in REGISTRY:
+                    _register_pattern(model, pattern)
 
 
 def keep_rows(ev: Evaluation, only_lm: bool = False) -> Evaluation:
-    """Drop rows that say nothing: no covered item, or the in-sample SherLIiC dev row of a fine-tuned LM
-    (`only_lm`: touch `lm:` rows only, as `sherliic-baselines` does for the other methods' rows)."""
+    """Drop rows that say nothing: no covered item (`only_lm`: touch `lm:` rows only, as
+    `sherliic-baselines` does for the other methods' rows). No LM row is in-sample any more: a fine-tuned
+    method scores the items of its training pool out of fold (cross-fitting)."""
     out = Evaluation(skipped=ev.skipped, failed=ev.failed)
     for row in ev.rows:
         key = (row["method"], row["dataset"], row["split"])
-        uninformative = row["n_covered"] == 0 and (not only_lm or row["method"].startswith("lm:"))
-        if uninformative or (_in_sample(row["method"]) and key[1:] == ("sherliic", "dev")):
+        if row["n_covered"] == 0 and (not only_lm or row["method"].startswith("lm:")):
             continue
         out.rows.append(row)
         out.curves[key] = ev.curves[key]

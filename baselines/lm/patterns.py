@@ -17,6 +17,20 @@ PATTERNS: dict[str, str] = {
 }
 # The hypothesis-only probe (Li et al. 2022): the same recipe with the premise left out.
 HYPOTHESIS_ONLY = "hypothesis only"
+# Several patterns in one run (Schmitt & Schütze 2021's multi-pattern training): one model is trained on
+# every item rendered with each pattern, and a pair's score is the mean probability over the patterns.
+# Such a run's pattern is the names joined with JOINT, e.g. "y because x | x, which means that y".
+JOINT = " | "
+
+
+def joint(names: tuple[str, ...] | list[str]) -> str:
+    """The pattern of a run trained on several patterns at once (one name: that pattern)."""
+    return JOINT.join(names)
+
+
+def pattern_names(pattern: str) -> tuple[str, ...]:
+    """The patterns a run's pattern stands for: one, or several joined with JOINT."""
+    return tuple(pattern.split(JOINT))
 
 
 def _clause(sentence: str) -> str:

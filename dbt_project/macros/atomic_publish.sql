@@ -1,6 +1,7 @@
 {#
   Atomic publication of a build (Postgres): a reader sees the previous warehouse or the new one,
-  never a mix of both.
+  never a mix of both. The schema is the build's (profiles.yml: `warehouse` for the default build,
+  `build_<name>` for `sherliic-dbt --build NAME`).
 
   - generate_schema_name puts every model into a staging schema, `<schema>__next` (warehouse__next);
   - ref() points at the staging schema only for models this invocation builds (dbt run/build and
@@ -9,7 +10,9 @@
   - on-run-start (prepare_staging_schemas) empties the staging schemas left by a killed build;
   - on-run-end (publish_staging_schemas) moves the models built into the live schema in one
     transaction, and only when every node of the invocation succeeded (models and, in `dbt build`,
-    their tests); otherwise it drops the staging schema and the live warehouse stays as it was.
+    their tests); otherwise it drops the staging schema and the live warehouse stays as it was. The same
+    transaction marks the build's record published (claim_build_record, below), and refuses to publish
+    a build sherliic-dbt has marked cancelled.
 
   The move is `drop <old>; alter table <new> set schema <live>` per model: readers already inside a
   query finish on the old tables (the drop waits for them), later queries see the new ones; views
@@ -141,6 +144,7 @@
         {%- do live_schemas.append(live_schema(node.schema)) -%}
     {%- endfor %}
     begin;
+    {{ claim_build_record(built) }}
     {%- if updated %}
     {#- applying the deltas hashes their keys: room for them (Postgres' default is 4MB) #}
     set local work_mem = {{ sql_string_literal(var('work_mem')) }};
@@ -188,10 +192,56 @@
     commit;
 {%- endmacro %}
 
+{# Inside the publishing transaction, when sherliic-dbt records this build (SHERLIIC_BUILD_ID, read only
+   at run time so that its new value per build never makes dbt parse the project again): the build's
+   record is locked and must still be running (sherliic-dbt marks it cancelled on SIGINT/SIGTERM before
+   it passes the signal on, so a cancelled build never publishes, whichever comes first), and is marked
+   published with the models it publishes, in the transaction that publishes them. #}
+{% macro claim_build_record(built) -%}
+    {%- if not built -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set build_id = env_var('SHERLIIC_BUILD_ID', '') -%}
+    {%- set models = built | map(attribute='alias') | list -%}
+    {%- set schema = live_schema(built[0].schema) -%}
+    {%- if not build_id %}
+    {#- plain dbt (not through sherliic-dbt): a record without provenance, so that readers never take an
+        older record for the marts this publishes -#}
+    do $$
+    begin
+        if to_regclass('builds.builds') is not null then
+            insert into builds.builds (
+                build_name, schema_name, command, status, finished_at, published_at, published_models
+            ) values (
+                {{ sql_string_literal('default' if schema == 'warehouse' else schema | replace('build_', '', 1)) }},
+                {{ sql_string_literal(schema) }},
+                {{ sql_string_literal(flags.WHICH ~ ' (plain dbt, not sherliic-dbt: inputs, vars and code not recorded)') }},
+                'succeeded', clock_timestamp(), clock_timestamp(), {{ sql_string_literal(tojson(models)) }}::jsonb
+            );
+        end if;
+    end
+    $$;
+    {%- else -%}
+    {%- set build_id = build_id | int %}
+    do $$
+    begin
+        perform 1 from builds.builds where build_id = {{ build_id }} and status = 'running' for update;
+        if not found then
+            raise exception 'build % is no longer running (cancelled): nothing is published', {{ build_id }};
+        end if;
+    end
+    $$;
+    update builds.builds
+    set published_at = clock_timestamp(), published_models = {{ sql_string_literal(tojson(models)) }}::jsonb
+    where build_id = {{ build_id }};
+    {%- endif -%}
+{%- endmacro %}
+
 {# A unit test reads the column types of each input model from the database, at the input's place in
-   the manifest, the staging schema. This is dbt-core 1.11's get_fixture_sql with one addition (marked
-   `sherliic:`): an input that this invocation does not build (`dbt test`, a partial build) is looked
-   up in the live schema. #}
+   the manifest, the staging schema. This is dbt-core 1.11's get_fixture_sql with one addition (between
+   `sherliic:` and `/sherliic`): an input that this invocation does not build (`dbt test`, a partial
+   build) is looked up in the live schema. tests/test_dbt_macros.py fails when the installed dbt-core's
+   original differs from the copy without the addition (then redo the copy from the new original). #}
 {% macro get_fixture_sql(rows, column_name_to_data_types) %}
 -- Fixture for {{ model.name }}
 {% set default_row = {} %}
@@ -203,6 +253,7 @@
 {%-   if not load_relation(this_or_defer_relation) -%}
 {%-     set this_or_defer_relation = this.incorporate(path={'schema': live_schema(this.schema)}) -%}
 {%-   endif -%}
+{#-- /sherliic --#}
 {%-   set columns_in_relation = adapter.get_columns_in_relation(this_or_defer_relation) -%}
 
 {%-   set column_name_to_data_types = {} -%}

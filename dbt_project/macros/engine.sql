@@ -65,8 +65,10 @@ array_contains({{ arr }}, {{ value }})
 {% macro default__path_element(path, n) -%}
 split_part({{ path }}, '___', {{ n }})
 {%- endmacro %}
+{# try_: null past either end in ANSI mode too (Spark 4's default, and its Thrift server's, where
+   element_at fails with INVALID_ARRAY_INDEX_IN_ELEMENT_AT) #}
 {% macro spark__path_element(path, n) -%}
-element_at(split({{ path }}, '___'), {{ n }})
+try_element_at(split({{ path }}, '___'), {{ n }})
 {%- endmacro %}
 
 {# label without the `^-` (walked upwards) suffix #}

@@ -48,6 +48,7 @@
     {%- endif -%}
 
     {{- validate_corpora() -}}
+    {{- validate_type_sources() -}}
 
     {%- if var('map_types') is not sameas true and var('map_types') is not sameas false -%}
         {{ sherliic_var_error('map_types', var('map_types'), 'true or false') }}
@@ -114,5 +115,36 @@
                 ~ ' (loaded: ' ~ (loaded | join(', ') or 'none') ~ '; sherliic-extract batches lists them)'
             ) }}
         {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#
+  type_sources: each name must be a type source of the loaded batches the build reads (type tables,
+  and the NER or inline types of the selected corpora): a typo would otherwise build an untyped graph.
+  Read only when the var is set (the check scans raw.entity_types).
+#}
+{% macro validate_type_sources() -%}
+    {%- set sources = var('type_sources') -%}
+    {%- if sources is none or not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set names = [sources] if sources is string else sources -%}
+    {%- set loaded_query -%}
+        select distinct types.type_source
+        from {{ source('extract', 'entity_types') }} as types
+        inner join {{ source('extract', 'load_batches') }} as batches
+            on types.batch_id = batches.batch_id
+        where batches.status = 'loaded'
+            and {{ selected_corpora_filter('batches.kind', 'batches.corpus_name') }}
+        order by 1
+    {%- endset -%}
+    {%- set loaded = run_query(loaded_query).columns[0].values() | list -%}
+    {%- set unknown = names | reject('in', loaded) | list -%}
+    {%- if unknown -%}
+        {{ sherliic_var_error(
+            'type_sources', sources,
+            'type sources of the loaded batches; not loaded: ' ~ unknown | join(', ')
+            ~ ' (loaded: ' ~ (loaded | join(', ') or 'none') ~ ')'
+        ) }}
     {%- endif -%}
 {%- endmacro %}

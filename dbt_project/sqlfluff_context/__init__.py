@@ -4,14 +4,15 @@ sqlfluff's dbt templater needs a live database connection (it fills dbt's relati
 models are linted with the jinja templater instead. Its dbt builtins cover ref, source, config and
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
-``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target``,
-``invocation_id``, ``local_md5``, and ``builtins.ref`` with ``execute`` false (the project overrides ``ref``:
-macros/atomic_publish.sql).
+``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target`` (the
+default build's schema), ``invocation_id``, ``local_md5``, and ``builtins.ref`` with ``execute`` false (the
+project overrides ``ref``: macros/atomic_publish.sql).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ class _Builtins:
 
 
 class _Target:
-    """dbt's `target` of the default profile (Postgres)."""
+    """dbt's `target` of the default build on Postgres (macros/current_build_name.sql reads its schema)."""
 
     type = "postgres"
     name = "default"
@@ -88,3 +89,8 @@ builtins = _Builtins()
 execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()
 exceptions = _Exceptions()
+
+
+def tojson(value: Any, default: Any = None) -> str:
+    """dbt's tojson(): the value as JSON (the funnel mart records each var's value with it)."""
+    return json.dumps(value)

@@ -6,21 +6,32 @@
 
 from __future__ import annotations
 
-import importlib
-
 from extract.formats.base import CorpusReader, PreparsedReader
+from extract.formats.conllu import ConlluReader
+from extract.formats.docbin import SpacyReader
+from extract.formats.facc1 import FACC1Reader
+from extract.formats.fewrel import FewRelReader
+from extract.formats.google_re import GoogleREReader
+from extract.formats.grec import GRECReader
+from extract.formats.jsonl import JsonlReader
+from extract.formats.text import TextReader
+from extract.formats.trex import TRExReader
 
-# format name -> (module, reader class)
-FORMATS: dict[str, tuple[str, str]] = {
-    "jsonl": ("extract.formats.jsonl", "JsonlReader"),
-    "fewrel": ("extract.formats.fewrel", "FewRelReader"),
-    "trex": ("extract.formats.trex", "TRExReader"),
-    "google_re": ("extract.formats.google_re", "GoogleREReader"),
-    "grec": ("extract.formats.grec", "GRECReader"),
-    "facc1": ("extract.formats.facc1", "FACC1Reader"),
-    "conllu": ("extract.formats.conllu", "ConlluReader"),
-    "text": ("extract.formats.text", "TextReader"),
+# format name -> reader class
+FORMATS: dict[str, type[CorpusReader | PreparsedReader]] = {
+    "jsonl": JsonlReader,
+    "fewrel": FewRelReader,
+    "trex": TRExReader,
+    "google_re": GoogleREReader,
+    "grec": GRECReader,
+    "facc1": FACC1Reader,
+    "conllu": ConlluReader,
+    "text": TextReader,
+    "spacy": SpacyReader,
 }
+# formats whose files are not text: their checksum is over their bytes (text files: over their content,
+# whatever their line endings, warehouse.batch_store.text_checksum)
+BINARY_FORMATS = frozenset({"spacy"})
 
 
 def reader(fmt: str, **options: object) -> CorpusReader | PreparsedReader:
@@ -28,9 +39,7 @@ def reader(fmt: str, **options: object) -> CorpusReader | PreparsedReader:
     unknown one; TypeError naming the options a format does not take)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown corpus format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-    module, cls = FORMATS[fmt]
-    reader_class = getattr(importlib.import_module(module), cls)
     try:
-        return reader_class(**options)
+        return FORMATS[fmt](**options)
     except TypeError:
         raise ValueError(f"format {fmt!r} takes no options {sorted(options)}") from None

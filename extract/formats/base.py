@@ -6,8 +6,9 @@ Two kinds of readers:
   afterwards. ``alignment`` says what to do with offsets that cut through a token ("strict": an
   error; "expand": widen to whole tokens, for mentions found by string matching or given on another
   tokenisation); ``needs_ner`` says that the mentions come from spaCy's NER (plain text).
-- :class:`PreparsedReader`: the input brings its own dependency parses (CoNLL-U); the reader yields
-  the extracted paths directly and spaCy does not run.
+- :class:`PreparsedReader`: the input brings its own dependency parses (CoNLL-U, parsed spaCy
+  DocBins); the reader yields the extracted paths directly and spaCy does not run. A format that may
+  or may not bring them (DocBin) is both kinds and says which for a file (``brings_parses``).
 
 Readers take their options as constructor arguments; ``read`` yields documents with 1-based line
 numbers and raises ``InputError(file, line, problem)`` for bad input unless ``on_error`` (the
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from deppath.records import Document, ExtractionResult
-from extract.formats._common import ErrorHandler
+from extract.formats.common import ErrorHandler
 
 
 class CorpusReader(ABC):
@@ -43,8 +44,20 @@ class CorpusReader(ABC):
 class PreparsedReader(ABC):
     """A corpus format that brings its own dependency parses."""
 
+    def brings_parses(self, path: Path) -> bool:
+        """Whether this file is read with its own parses (else it is read as a CorpusReader's)."""
+        return True
+
     @abstractmethod
     def read_extracted(
-        self, path: Path, on_error: ErrorHandler = None
+        self,
+        path: Path,
+        on_error: ErrorHandler = None,
+        stats: Counter | None = None,
+        *,
+        ner_types: bool = False,
+        ner_mentions: bool = False,
     ) -> Iterator[tuple[Document, ExtractionResult]]:
-        """Each document with the paths extracted from its own parses, in file order."""
+        """Each document with the paths extracted from its own parses, in file order (counting them in
+        ``stats["sentences_parsed"]``). ner_types, ner_mentions: the NER options, applied with the
+        input's own NER labels where it has them."""

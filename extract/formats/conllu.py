@@ -19,11 +19,14 @@ Entity mentions are given in the MISC column (10th) with BIO tags on the attribu
 ``Entity=B-<id>`` starts a mention of entity ``<id>``, ``Entity=I-<id>`` (same id) continues it; any
 other token ends it. An ``I-`` without a matching ``B-`` is an error. Each sentence is one
 document (id = ``# sent_id`` or ``<file name>:<line>``; line = the sentence's first line). The
-entity name is the mention's text (forms joined as in the sentence text).
+entity name is the mention's text (forms joined as in the sentence text). Every token's chain of heads
+must reach a root (HEAD 0): a tree with a cycle is refused, naming the line of a token on it. A sentence
+repeated verbatim is read once (reader stat ``repeated_records``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,8 +35,8 @@ from deppath.extraction import extract_pairs
 from deppath.labels import check_label_set
 from deppath.paths import DepSentence
 from deppath.records import Document, ExtractionResult, Mention
-from extract.formats._common import ErrorHandler, read_lines, report
 from extract.formats.base import PreparsedReader
+from extract.formats.common import ErrorHandler, nfc, read_lines, report
 from warehouse.errors import InputError
 
 
@@ -69,6 +72,7 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
             current = None
             continue
         kind, _, entity = tag.partition("-")
+        entity = nfc(entity)
         if kind not in ("B", "I") or not entity:
             raise InputError(str(path), first + offset, f"MISC Entity={tag!r} must be B-<id>, I-<id> or O")
         if kind == "I":
@@ -81,6 +85,34 @@ def _mentions(block: list[str], first: int, path: Path) -> list[tuple[int, int, 
         current = [index, index, entity]
         spans.append(current)  # type: ignore[arg-type]
     return [tuple(s) for s in spans]  # type: ignore[misc]
+
+
+def _cycle(heads: list[int]) -> list[int] | None:
+    """The tokens (0-based) of a cycle in the heads (-1 = root), in head order, or None for a tree (or a
+    forest: several roots are allowed, their pairs have no path)."""
+    state = [0] * len(heads)  # 0 unseen, 1 on the current walk, 2 reaches a root
+    for start in range(len(heads)):
+        walk: list[int] = []
+        token = start
+        while token >= 0 and state[token] == 0:
+            state[token] = 1
+            walk.append(token)
+            token = heads[token]
+        if token >= 0 and state[token] == 1:  # came back to the walk: a cycle
+            return walk[walk.index(token) :]
+        for seen in walk:
+            state[seen] = 2
+    return None
+
+
+def _token_lines(block: list[str], first: int) -> list[int]:
+    """The file line of each token (not comments, ranges or empty nodes) of a sentence block."""
+    lines = []
+    for offset, line in enumerate(block):
+        cols = line.split("\t")
+        if not line.startswith("#") and len(cols) == 10 and "-" not in cols[0] and "." not in cols[0]:
+            lines.append(first + offset)
+    return lines
 
 
 def extract_sentence(dep: DepSentence, spans: list[tuple[int, int, str]]) -> ExtractionResult:
@@ -99,10 +131,24 @@ class ConlluReader(PreparsedReader):
     """Pre-parsed CoNLL-U with entity spans (`--format conllu`): no spaCy, your parser's trees are used."""
 
     def read_extracted(
-        self, path: Path, on_error: ErrorHandler = None
+        self,
+        path: Path,
+        on_error: ErrorHandler = None,
+        stats: Counter | None = None,
+        *,
+        ner_types: bool = False,
+        ner_mentions: bool = False,
     ) -> Iterator[tuple[Document, ExtractionResult]]:
+        """CoNLL-U has no NER labels: the NER options do not apply."""
         path = Path(path)
+        stats = stats if stats is not None else Counter()
+        seen: set[bytes] = set()
         for first, block in _blocks(path, on_error):
+            digest = hashlib.blake2b("\n".join(line.rstrip() for line in block).encode(), digest_size=16)
+            if digest.digest() in seen:
+                stats["repeated_records"] += 1
+                continue
+            seen.add(digest.digest())
             try:
                 labels = [
                     c[7]
@@ -126,15 +172,26 @@ class ConlluReader(PreparsedReader):
                     dep = DepSentence.from_conllu(block)
                 except ValueError as exc:
                     raise InputError(str(path), first, f"bad CoNLL-U sentence: {exc}") from None
+                cycle = _cycle(dep.heads())
+                if cycle is not None:
+                    raise InputError(
+                        str(path),
+                        _token_lines(block, first)[cycle[0]],
+                        "bad CoNLL-U sentence: the heads of tokens "
+                        + " → ".join(str(t + 1) for t in [*cycle, cycle[0]])
+                        + " form a cycle (every token's heads must lead to a root, HEAD 0)",
+                    )
                 spans = _mentions(block, first, path)
                 sent_id = next(
                     (
-                        line.split("=", 1)[1].strip()
+                        line.partition("=")[2].strip()
                         for line in block
-                        if line.startswith("#") and line[1:].split("=")[0].strip() == "sent_id"
+                        if line.startswith("#") and line[1:].partition("=")[0].strip() == "sent_id"
                     ),
                     None,
                 )
+                if sent_id == "":
+                    raise InputError(str(path), first, "'# sent_id' is empty")
                 mentions = tuple(
                     Mention(
                         dep.tokens[f].start,
@@ -145,7 +202,9 @@ class ConlluReader(PreparsedReader):
                     for f, last, entity in spans
                 )
                 document = Document(sent_id or f"{path.name}:{first}", dep.text, mentions, first)
-                yield document, extract_sentence(dep, spans)
+                result = extract_sentence(dep, spans)
+                stats["sentences_parsed"] += 1  # the sentences of the file's own parses
+                yield document, result
             except _Fatal as fatal:
                 raise fatal.error from None
             except InputError as exc:
@@ -155,5 +214,5 @@ class ConlluReader(PreparsedReader):
         self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
     ) -> Iterator[Document]:
         """The documents only (mentions from the Entity tags), e.g. to inspect a file."""
-        for document, _ in self.read_extracted(path, on_error=on_error):
+        for document, _ in self.read_extracted(path, on_error=on_error, stats=stats):
             yield document

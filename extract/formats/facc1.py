@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, read_lines, report
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, read_lines, report
 from warehouse.errors import InputError
 
 

@@ -30,7 +30,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import (
+from extract.formats.base import CorpusReader
+from extract.formats.common import (
     ErrorHandler,
     find_surface,
     json_lines,
@@ -39,7 +40,6 @@ from extract.formats._common import (
     require,
     strings,
 )
-from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
 MID = re.compile(r"^/m/[0-9a-z_]+$")
@@ -99,7 +99,7 @@ class GoogleREReader(CorpusReader):
     ) -> Iterator[Document]:
         path = Path(path)
         stats = stats if stats is not None else Counter()
-        for line, rec in json_lines(path, on_error):
+        for line, rec in json_lines(path, on_error, repeats=stats):
             try:
                 sub_id = require(rec, "sub", str, path, line)
                 obj_id = require(rec, "obj", str, path, line)
@@ -131,7 +131,7 @@ class GoogleREReader(CorpusReader):
                     )
                 else:
                     stats["literal_object"] += 1
-                uid = optional(rec, "uuid", (str, int), path, line) or f"{path.name}:{line}"
+                uid = optional(rec, "uuid", str, path, line) or f"{path.name}:{line}"
                 for index, ev in enumerate(evidences):
                     if not isinstance(ev, dict):
                         raise InputError(str(path), line, f"evidences[{index}] must be an object")

@@ -24,8 +24,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from deppath.records import Document
-from extract.formats._common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.google_re import MID, match_entities, name_variants, surname
 from warehouse.errors import InputError
 
@@ -38,8 +38,9 @@ def strip_markup(snippet: str) -> tuple[str, list[str]]:
     return MARKUP.sub(lambda m: m.group(2).strip(), snippet), marked
 
 
-def title_from_url(url: str) -> str:
-    path = urlparse(url).path
+def title_from_url(page: str) -> str:
+    """The title of a Wikipedia page from its address (``…/wiki/To%C3%B1o_Salazar`` → ``Toño Salazar``)."""
+    path = urlparse(page).path
     if "/wiki/" not in path:
         return ""
     return unquote(path.split("/wiki/", 1)[1]).replace("_", " ").strip()
@@ -60,7 +61,7 @@ class GRECReader(CorpusReader):
         path = Path(path)
         stats = stats if stats is not None else Counter()
         names = names or {}
-        for line, rec in json_lines(path, on_error):
+        for line, rec in json_lines(path, on_error, repeats=stats):
             try:
                 sub_id = require(rec, "sub", str, path, line)
                 obj_id = require(rec, "obj", str, path, line)

@@ -7,10 +7,11 @@ One JSON object per line (UTF-8; blank lines are ignored)::
      "mentions": [{"start": 0, "end": 10, "entity": "Q312556", "name": "Jeff Bezos", "types": ["/person"]},
                   {"start": 19, "end": 25, "entity": "Q3884"}]}
 
-- ``id`` (string or number, optional): document id; default ``<file name>:<line>``.
+- ``id`` (string, optional): document id, unique within the corpus; default ``<file name>:<line>``. A
+  number, an empty string or ``null`` is refused (ids are strings), as is any key given twice.
 - ``text`` (string, required): the document; may hold several sentences (spaCy splits them).
 - ``mentions`` (list, required, may be empty): ``start``/``end`` are character offsets (Python
-  string indices, end exclusive) into ``text``; ``entity`` (string, required) is the entity id
+  string indices, end exclusive) into ``text``; ``entity`` (non-empty string, required) is the entity id
   (Wikidata QID, Freebase MID or any id of yours); ``name`` (optional) the display name, default
   the covered text; ``types`` (optional list of strings) types of the entity, stored with
   type_source ``corpus`` (or the value of a top-level ``"type_source"`` key on the line).
@@ -23,7 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import (
+from extract.formats.base import CorpusReader
+from extract.formats.common import (
     ErrorHandler,
     check_mention,
     json_lines,
@@ -32,24 +34,27 @@ from extract.formats._common import (
     require,
     strings,
 )
-from extract.formats.base import CorpusReader
 from warehouse.errors import InputError
 
 
 def parse_record(obj: dict, path: Path, line: int) -> Document:
     text = require(obj, "text", str, path, line)
     raw_mentions = require(obj, "mentions", list, path, line)
-    doc_id = optional(obj, "id", (str, int), path, line)
+    doc_id = None
+    if "id" in obj:  # optional, but when given a string: 7 and "7" would be one id to some tools
+        doc_id = require(obj, "id", str, path, line)
+        if not doc_id.strip():
+            raise InputError(str(path), line, "field 'id' is empty")
     mentions = []
     for i, raw in enumerate(raw_mentions):
         if not isinstance(raw, dict):
             raise InputError(str(path), line, f"mentions[{i}] must be an object")
         start = require(raw, "start", int, path, line)
         end = require(raw, "end", int, path, line)
-        entity = require(raw, "entity", (str, int), path, line)
+        entity = require(raw, "entity", str, path, line)
         types = strings(raw.get("types") or [], f"mentions[{i}].types", path, line)
         name = optional(raw, "name", str, path, line)
-        mention = Mention(start, end, str(entity), None, tuple(types))
+        mention = Mention(start, end, entity, None, tuple(types))
         check_mention(text, mention, path, line)
         name = name or text[mention.start : mention.end]
         mentions.append(Mention(mention.start, mention.end, mention.entity_id, name, mention.types))
@@ -66,7 +71,7 @@ class JsonlReader(CorpusReader):
         self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
     ) -> Iterator[Document]:
         path = Path(path)
-        for line, obj in json_lines(path, on_error):
+        for line, obj in json_lines(path, on_error, repeats=stats if stats is not None else Counter()):
             try:
                 yield parse_record(obj, path, line)
             except InputError as exc:

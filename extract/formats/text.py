@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document
-from extract.formats._common import ErrorHandler, read_lines
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, read_lines
 
 
 class TextReader(CorpusReader):

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from deppath.records import Document, Mention
-from extract.formats._common import ErrorHandler, find_surface, json_lines, optional, report, require
 from extract.formats.base import CorpusReader
+from extract.formats.common import ErrorHandler, find_surface, json_lines, optional, report, require
 from warehouse.errors import InputError
 
 MASK = "[MASK]"
@@ -55,14 +55,14 @@ class TRExReader(CorpusReader):
     ) -> Iterator[Document]:
         path = Path(path)
         stats = stats if stats is not None else Counter()
-        for line, obj in json_lines(path, on_error):
+        for line, obj in json_lines(path, on_error, repeats=stats):
             try:
                 sub = require(obj, "sub_uri", str, path, line)
                 obj_id = require(obj, "obj_uri", str, path, line)
                 sub_label = optional(obj, "sub_label", str, path, line) or sub
                 obj_label = optional(obj, "obj_label", str, path, line) or obj_id
                 evidences = require(obj, "evidences", list, path, line)
-                uid = optional(obj, "uuid", (str, int), path, line) or f"{path.name}:{line}"
+                uid = optional(obj, "uuid", str, path, line) or f"{path.name}:{line}"
                 seen: set[str] = set()
                 docs = []
                 for index, ev in enumerate(evidences):

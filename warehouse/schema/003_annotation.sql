@@ -15,6 +15,10 @@ create table if not exists raw.annotation_batches (
     options         jsonb not null default '{}'::jsonb,
     created_at      timestamptz not null default now()
 );
+-- the build whose inference candidates the batch was drawn from ('default' = schema warehouse) and its
+-- record in builds.builds (null: built without a record, or sampled before builds were recorded)
+alter table raw.annotation_batches add column if not exists build text;
+alter table raw.annotation_batches add column if not exists build_id bigint;
 
 -- One row per InfCand to annotate. item_id is stable and shown to annotators/crowd platforms.
 -- premise_group_id groups the hypotheses shown together under one premise fact.

@@ -20,6 +20,10 @@ create table if not exists raw.sentences (
     text string
 ) using parquet partitioned by (batch_id);
 
+create table if not exists raw.documents (
+    batch_id bigint, document_id string, line_number int
+) using parquet partitioned by (batch_id);
+
 create table if not exists raw.entities (
     batch_id bigint, entity_id string, entity_name string
 ) using parquet partitioned by (batch_id);
@@ -51,7 +55,7 @@ create table if not exists raw.benchmark_items (
 
 create table if not exists raw.annotation_batches (
     batch_name string, task string, seed int, stratify_by string, n_items int, options string,
-    created_at timestamp
+    created_at timestamp, build string, build_id bigint
 ) using parquet;
 
 create table if not exists raw.annotation_items (
@@ -71,3 +75,17 @@ create table if not exists raw.annotation_judgements (
     premise_meaningful boolean, hypothesis_meaningful boolean, source string, source_line int,
     created_at timestamp
 ) using parquet;
+
+-- The verifier scores of the inference candidates (warehouse/schema/006_verifier_scores.sql): written
+-- to Postgres like every result; `make rank` on Spark keeps a copy of each ranking here, one partition
+-- per (build, verifier, backend), for the dbt mart candidate_verifier_scores.
+create database if not exists results;
+
+create table if not exists results.verifiers (
+    verifier_key string, verifier_name string, description string, created_at timestamp
+) using parquet;
+
+create table if not exists results.verifier_scores (
+    candidate_key string, verifier_score double, premise_sentence string, hypothesis_sentence string,
+    scored_at timestamp, build string, verifier_key string, backend string
+) using parquet partitioned by (build, verifier_key, backend);

@@ -1,18 +1,25 @@
-"""Helpers shared by the corpus readers: strict line reading, error routing, record checks, mention search.
+"""Helpers shared by every reader of input files (corpus formats, type tables, benchmark files, annotation
+results): strict line reading, error routing, record checks, mention search.
 
 Every input file goes through :func:`check_input_file` (exists, is a readable regular file) and is read
 with :func:`read_lines` or :func:`load_json`, which tolerate a UTF-8 byte-order mark and refuse what
-Postgres text cannot hold (NUL characters, lone surrogates from JSON escapes). Every document a corpus
-reader yields goes through :func:`check_document` (one validation of ids and text for all formats).
+Postgres text cannot hold (NUL characters, lone surrogates from JSON escapes); JSON objects may not give
+a key twice, nor nest deeper than Python can parse. Every document a corpus reader yields goes through
+:func:`check_document` (one validation of ids and text for all formats). Identifiers are compared in
+Unicode NFC (:func:`nfc`).
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import json
 import math
 import os
 import re
 import stat
+import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -32,6 +39,12 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 # A reader gets an error handler: None = raise the InputError (the load rolls back);
 # a callable = the loader's skip_bad counter (the bad record is skipped and counted).
 ErrorHandler = Callable[[InputError], None] | None
+
+
+def nfc(value: str) -> str:
+    """An identifier in Unicode NFC, the one form ids are stored and compared in ("é" typed as one
+    character or as "e" plus a combining accent is one id)."""
+    return unicodedata.normalize("NFC", value) if not value.isascii() else value
 
 
 def report(error: InputError, on_error: ErrorHandler) -> None:
@@ -166,8 +179,6 @@ def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of each row of a CSV file, read with :func:`read_lines` (UTF-8, BOM
     tolerated, no NUL); a malformed row or a field over the csv module's size limit is an InputError.
     The line number is the row's last line (a quoted field may span lines)."""
-    import csv
-
     reader = csv.reader(line + "\n" for _, line in read_lines(path))
     while True:
         try:
@@ -179,19 +190,59 @@ def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
         yield reader.line_num, row
 
 
-def json_lines(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line of a JSON-lines file."""
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are distinct (json's default keeps the last of a key given twice)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def parse_json(text: str, path: Path, line: int | None) -> object:
+    """``text`` as JSON, strictly: malformed JSON, a key given twice in one object, or nesting deeper
+    than the parser's recursion limit is an InputError naming the file and line."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise InputError(str(path), where, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    except _DuplicateKey as exc:
+        raise InputError(str(path), line, f"key {exc.key!r} given twice in one JSON object") from None
+    except RecursionError:
+        raise InputError(str(path), line, "JSON nested too deeply to be read") from None
+
+
+def json_lines(
+    path: Path, on_error: ErrorHandler = None, *, repeats: Counter | None = None
+) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line of a JSON-lines file (:func:`parse_json`).
+    repeats: drop a line repeated verbatim (whitespace at its ends aside), counted as
+    ``repeats["repeated_records"]`` (the same record twice would be stored twice)."""
     seen = False
+    digests: set[bytes] = set()
     for number, line in read_lines(path, on_error):
         if not line.strip():
             continue
         seen = True
+        if repeats is not None:
+            digest = hashlib.blake2b(line.strip().encode("utf-8", "surrogatepass"), digest_size=16).digest()
+            if digest in digests:
+                repeats["repeated_records"] += 1
+                continue
+            digests.add(digest)
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            report(
-                InputError(str(path), number, f"malformed JSON: {exc.msg} at column {exc.colno}"), on_error
-            )
+            obj = parse_json(line, path, number)
+        except InputError as exc:
+            report(exc, on_error)
             continue
         if not isinstance(obj, dict):
             report(InputError(str(path), number, "expected a JSON object"), on_error)
@@ -202,7 +253,7 @@ def json_lines(path: Path, on_error: ErrorHandler = None) -> Iterator[tuple[int,
 
 
 def load_json(path: Path) -> object:
-    """Parse a whole-file JSON document; errors name the line of the problem."""
+    """Parse a whole-file JSON document (:func:`parse_json`); errors name the line of the problem."""
     path = Path(path)
     raw = path.read_bytes()
     if not raw.strip():
@@ -212,10 +263,7 @@ def load_json(path: Path) -> object:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError(str(path), line, f"not valid UTF-8: byte 0x{raw[exc.start]:02x}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(str(path), exc.lineno, f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    return parse_json(text, path, None)
 
 
 def require(obj: dict, key: str, kind: type | tuple[type, ...], path: Path, line: int) -> object:
@@ -267,7 +315,7 @@ def check_mention(text: str, mention: Mention, path: Path, line: int) -> None:
 
 def normalise_name(name: str) -> str:
     """Entity id for unlinked (NER) mentions: lower-case, single spaces, no leading 'the'."""
-    name = " ".join(name.split()).lower()
+    name = nfc(" ".join(name.split()).lower())
     name = re.sub(r"^the ", "", name)
     name = re.sub(r"'s$", "", name)
     return name

@@ -1,7 +1,8 @@
 """Seedable generator of a synthetic typed event graph (TEG) at SherLIiC scale.
 
-The graph is written straight into the raw schema (one load batch: kind 'corpus', source_format
-'synthetic') with COPY, in chunks, so 20M+ relation instances never sit in a Python list.
+The graph is written straight into the raw schema of a Postgres warehouse as one load batch of the
+batch store (kind 'corpus', format 'synthetic', corpus 'synthetic') with COPY, in chunks, so 20M+
+relation instances never sit in a Python list.
 
 Shape of the graph (all distributions seeded, numpy vectorised):
 - a FIGER-like type inventory of ~40 types (coarse types and fine subtypes); every entity gets one
@@ -14,7 +15,7 @@ Shape of the graph (all distributions seeded, numpy vectorised):
   straight (B(x,y)) or crossed (B(y,x), B gets the swapped signature), so that inference candidates
   exist at the paper's default thresholds.
 
-CLI: `python -m warehouse.synthetic_teg --instances N --relations M --seed S [--database-url URL]`.
+CLI: `python -m benchmarks.synthetic_teg --instances N --relations M --seed S [--database-url URL]`.
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ import click
 import numpy as np
 from tqdm import tqdm
 
-from warehouse.command_line import CONTEXT, database_url_option, run, version_option
-from warehouse.server import connect, ensure_schema
+from warehouse.batch_store import BatchClaim, BatchWriter, PostgresBatchWriter, open_batch_store
+from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.errors import ConfigurationError
+from warehouse.target import Target
 
 GENERATOR_VERSION = 1
 TYPE_SOURCE = "synthetic"
@@ -277,95 +280,107 @@ def _hub_tail(keys: list[np.ndarray], n_ent: int) -> tuple[int, int, int, int]:
 
 
 def generate(
+    target: Target,
     config: GeneratorConfig,
-    url: str | None = None,
     *,
     replace: bool = False,
     progress: bool = True,
 ) -> GeneratorSummary:
-    """Generate the graph and load it as one batch; skip when the same config is already loaded."""
+    """Generate the graph and load it as one batch of the Target's Postgres warehouse; skip when the same
+    config is already loaded (``replace``: load it again in place of that batch)."""
+    if target.engine != "postgres":
+        raise ConfigurationError(
+            f"the synthetic graph is loaded into Postgres; the target is {target.describe()}"
+        )
     start = time.perf_counter()
-    ensure_schema(url)
-    checksum = config.checksum()
-    with connect(url, autocommit=False) as conn:
-        existing = conn.execute(
-            "select batch_id from raw.load_batches where kind = 'corpus' and source_format = 'synthetic' "
-            "and checksum = %s and status = 'loaded'",
-            (checksum,),
-        ).fetchone()
-        if existing and not replace:
-            return GeneratorSummary(existing[0], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, skipped=True)
-        if existing:
-            conn.execute("delete from raw.load_batches where batch_id = %s", (existing[0],))
-        gen = TegGenerator(config)
-        batch_id = conn.execute(
-            "insert into raw.load_batches (source_file, source_format, kind, checksum, options, corpus_name) "
-            "values (%s, 'synthetic', 'corpus', %s, %s, 'synthetic') returning batch_id",
-            (f"synthetic:seed={config.seed}", checksum, json.dumps(asdict(config))),
-        ).fetchone()[0]
-        n_ent = config.entities
-        if config.n_relations * n_ent * n_ent >= 2**63:
-            raise ValueError("relations × entities² must fit in int64 (hub-tail bookkeeping)")
-        if conn.execute("select rolsuper from pg_roles where rolname = current_user").fetchone()[0]:
-            # Bulk load: skip the per-row foreign-key triggers for this transaction only. Safe here:
-            # every row references the batch inserted above, in the same transaction.
-            conn.execute("set local session_replication_role = replica")
-        with conn.cursor() as cur:
-            with cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy:
-                copy.write("".join(f"{batch_id}\t{gen.entity_ids[e]}\tEntity {e}\n" for e in range(n_ent)))
-            n_type_rows = 0
-            with cur.copy(
-                "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin"
-            ) as copy:
-                lines = []
-                for e, types in enumerate(gen.entity_types):
-                    for t in types:
-                        lines.append(f"{batch_id}\t{gen.entity_ids[e]}\t{t}\t{TYPE_SOURCE}\n")
-                n_type_rows = len(lines)
-                copy.write("".join(lines))
-            keys: list[np.ndarray] = []
-            paths, ents = gen.paths, gen.entity_ids
-            bar = tqdm(total=config.n_instances, unit="inst", disable=not progress, desc="instances")
-            with cur.copy(
-                "copy raw.relation_instances (batch_id, path, arg1_entity_id, arg2_entity_id, subject_side) "
-                "from stdin"
-            ) as copy:
-                for rels, a1, a2 in gen.chunks():
-                    keys.append(np.unique((rels * n_ent + a1) * n_ent + a2))
-                    side = (rels + a1 + a2) % 2 + 1  # which mention came first: irrelevant to the TEG
-                    prefix = f"{batch_id}\t"
-                    copy.write(
-                        "".join(
-                            f"{prefix}{paths[r]}\t{ents[x]}\t{ents[y]}\t{s}\n"
-                            for r, x, y, s in zip(
-                                rels.tolist(), a1.tolist(), a2.tolist(), side.tolist(), strict=True
-                            )
+    n_ent = config.entities
+    if config.n_relations * n_ent * n_ent >= 2**63:
+        raise ValueError("relations × entities² must fit in int64 (hub-tail bookkeeping)")
+    claim = BatchClaim(
+        path=f"synthetic:seed={config.seed}",
+        fmt="synthetic",
+        kind="corpus",
+        checksum=config.checksum(),
+        options=asdict(config),
+        corpus="synthetic",
+        replace=replace,
+        # a source names a seed, not one file: graphs of other shapes with the same seed load beside it
+        by_path=False,
+    )
+    written: dict = {}
+
+    def write(writer: BatchWriter) -> dict[str, int]:
+        written.update(_write_graph(writer, config, progress))
+        return {"instances": config.n_instances, "rows": written["n_entity_type_rows"]}
+
+    with open_batch_store(target) as store:
+        batch = store.load(claim, write)
+    if batch.skipped:
+        return GeneratorSummary(batch.batch_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, skipped=True)
+    return GeneratorSummary(
+        batch_id=batch.batch_id,
+        n_instances=config.n_instances,
+        n_entities=n_ent,
+        seconds=round(time.perf_counter() - start, 2),
+        **written,
+    )
+
+
+def _write_graph(writer: BatchWriter, config: GeneratorConfig, progress: bool) -> dict[str, int]:
+    """COPY the graph's entities, types and instances into the batch (its transaction); the summary's
+    counts of what was written."""
+    if not isinstance(writer, PostgresBatchWriter):
+        raise ConfigurationError("the synthetic graph is written with Postgres COPY")
+    conn, batch_id = writer.connection, writer.batch_id
+    gen = TegGenerator(config)
+    n_ent = config.entities
+    if conn.execute("select rolsuper from pg_roles where rolname = current_user").fetchone()[0]:
+        # Bulk load: skip the per-row foreign-key triggers for this transaction only. Safe here:
+        # every row references the batch the store inserted, in the same transaction.
+        conn.execute("set local session_replication_role = replica")
+    with conn.cursor() as cur:
+        with cur.copy("copy raw.entities (batch_id, entity_id, entity_name) from stdin") as copy:
+            copy.write("".join(f"{batch_id}\t{gen.entity_ids[e]}\tEntity {e}\n" for e in range(n_ent)))
+        types_copy = "copy raw.entity_types (batch_id, entity_id, type_name, type_source) from stdin"
+        with cur.copy(types_copy) as copy:
+            lines = []
+            for e, types in enumerate(gen.entity_types):
+                for t in types:
+                    lines.append(f"{batch_id}\t{gen.entity_ids[e]}\t{t}\t{TYPE_SOURCE}\n")
+            n_type_rows = len(lines)
+            copy.write("".join(lines))
+        keys: list[np.ndarray] = []
+        paths, ents = gen.paths, gen.entity_ids
+        bar = tqdm(total=config.n_instances, unit="inst", disable=not progress, desc="instances")
+        with cur.copy(
+            "copy raw.relation_instances (batch_id, path, arg1_entity_id, arg2_entity_id, subject_side) "
+            "from stdin"
+        ) as copy:
+            for rels, a1, a2 in gen.chunks():
+                keys.append(np.unique((rels * n_ent + a1) * n_ent + a2))
+                side = (rels + a1 + a2) % 2 + 1  # which mention came first: irrelevant to the TEG
+                prefix = f"{batch_id}\t"
+                copy.write(
+                    "".join(
+                        f"{prefix}{paths[r]}\t{ents[x]}\t{ents[y]}\t{s}\n"
+                        for r, x, y, s in zip(
+                            rels.tolist(), a1.tolist(), a2.tolist(), side.tolist(), strict=True
                         )
                     )
-                    bar.update(len(rels))
-            bar.close()
-        n_rel_pairs, n_pairs, sum_n2, max_n = _hub_tail(keys, n_ent)
-        used = len(np.unique(np.concatenate(keys) // (n_ent * n_ent)))
-        conn.execute(
-            "update raw.load_batches set status = 'loaded', n_instances = %s, n_rows = %s, "
-            "finished_at = clock_timestamp() where batch_id = %s",
-            (config.n_instances, n_type_rows, batch_id),
-        )
-        conn.commit()
-    return GeneratorSummary(
-        batch_id=batch_id,
-        n_instances=config.n_instances,
-        n_relations_used=used,
-        n_entities=n_ent,
-        n_entity_type_rows=n_type_rows,
-        n_planted_straight=gen.n_planted_straight,
-        n_planted_crossed=gen.n_planted_crossed,
-        n_distinct_relation_pairs=n_rel_pairs,
-        n_entity_pairs=n_pairs,
-        hub_tail_sum_n2=sum_n2,
-        max_relations_per_pair=max_n,
-        seconds=round(time.perf_counter() - start, 2),
-    )
+                )
+                bar.update(len(rels))
+        bar.close()
+    n_rel_pairs, n_pairs, sum_n2, max_n = _hub_tail(keys, n_ent)
+    return {
+        "n_relations_used": len(np.unique(np.concatenate(keys) // (n_ent * n_ent))),
+        "n_entity_type_rows": n_type_rows,
+        "n_planted_straight": gen.n_planted_straight,
+        "n_planted_crossed": gen.n_planted_crossed,
+        "n_distinct_relation_pairs": n_rel_pairs,
+        "n_entity_pairs": n_pairs,
+        "hub_tail_sum_n2": sum_n2,
+        "max_relations_per_pair": max_n,
+    }
 
 
 def shape_options(function: Callable) -> Callable:
@@ -415,7 +430,7 @@ def shape_options(function: Callable) -> Callable:
 @click.option("--entities", type=int, default=None, help="Default: instances // 8 (at least 200).")
 @shape_options
 @click.option("--replace", is_flag=True, help="Replace a batch with the same settings.")
-@database_url_option
+@target_options()
 def cli(
     instances: int,
     relations: int,
@@ -425,7 +440,7 @@ def cli(
     entity_zipf: float,
     global_share: float,
     replace: bool,
-    database_url: str | None,
+    target: Target,
 ) -> None:
     """Generate a synthetic typed event graph and COPY it into the raw schema.
 
@@ -439,12 +454,12 @@ def cli(
         entity_zipf=entity_zipf,
         global_share=global_share,
     )
-    summary = generate(config, database_url, replace=replace)
+    summary = generate(target, config, replace=replace)
     print(json.dumps(summary.as_dict(), indent=2))
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(cli, argv, prog_name="python -m warehouse.synthetic_teg")
+    return run(cli, argv, prog_name="python -m benchmarks.synthetic_teg")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from warehouse.scores import esr, relv, sigma
+from warehouse.target import Target
 
 TOP = "⊤"
 SHIFT = 32  # pair key = (arg1 << SHIFT) | arg2 over interned entity numbers
@@ -369,13 +370,11 @@ LOADED_TYPES = (
 )
 
 
-def compute_from_db(url: str | None = None, params: Params | None = None) -> ReferenceResult:
-    """Read the raw tables (loaded batches only) and compute the reference."""
-    from warehouse.server import connect
-
+def compute_from_db(target: Target, params: Params | None = None) -> ReferenceResult:
+    """Read the Target's raw tables (loaded batches only) and compute the reference."""
     ref = Reference(params)
     start = time.perf_counter()
-    with connect(url) as conn:
+    with target.connect() as conn:
         ref.add_instances(tuple(row) for row in _copy_rows(conn, LOADED_INSTANCES))
         types: dict[str, set[str]] = defaultdict(set)
         for entity, type_name in _copy_rows(conn, LOADED_TYPES):
@@ -408,11 +407,10 @@ EXACT_CANDIDATE_COLUMNS = [
 FLOAT_CANDIDATE_COLUMNS = ["relv", "sigma", "esr", "score"]
 
 
-def read_marts(url: str | None = None, schema: str = "warehouse") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """warehouse.typed_relations and warehouse.inference_candidates in the reference's columns."""
-    from warehouse.server import connect
-
-    with connect(url) as conn, conn.cursor() as cur:
+def read_marts(target: Target) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The Target's typed_relations and inference_candidates marts in the reference's columns."""
+    schema = target.marts_schema
+    with target.connect() as conn, conn.cursor() as cur:
         cur.execute(
             f"select path, type_a, type_b, n_entity_pairs, tsg_a, tsg_b from {schema}.typed_relations"
         )
@@ -436,7 +434,7 @@ def _close(x: float, y: float, rel_tol: float) -> bool:
 
 
 def compare_with_marts(
-    result: ReferenceResult, url: str | None = None, top_type: str = "thing", rel_tol: float = 1e-9
+    result: ReferenceResult, target: Target, top_type: str = "thing", rel_tol: float = 1e-9
 ) -> list[str]:
     """Differences between the reference and the dbt marts (empty list = equal).
 
@@ -444,7 +442,7 @@ def compare_with_marts(
     Relv/σ/esr/score equal to rel_tol, and the same rank — up to the order inside a group of equal
     scores (the design leaves the tie order open), so a rank is accepted if it lies inside its tie group.
     """
-    sql_typed, sql_cands = read_marts(url)
+    sql_typed, sql_cands = read_marts(target)
     ref_typed = result.typed_relations.copy()
     ref_cands = result.inference_candidates.copy()
 

@@ -1,0 +1,358 @@
+"""Honest selection (issue 19): predicate-disjoint folds, cross-fitting, the verifier API, the selection
+rows. Tests marked like tests/test_lm.py's `needs_lm` train MiniLM on a few hand-made items."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from baselines.datasets import items_frame
+from baselines.datasets.folds import CUT, item_folds, overlap, pool_mask, predicate_folds, predicate_keys
+from baselines.lm import models, runs
+from baselines.lm.crossfit import CrossFit
+from baselines.lm.plan import Plan
+from baselines.lm.verifier import VerifierSpec, build_verifier
+from baselines.registry import ResourceMissing
+from warehouse.errors import ConfigurationError
+
+
+def _have_lm_extra() -> bool:
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
+        return False
+    return "minilm" in models.available_models()
+
+
+needs_lm = pytest.mark.skipif(not _have_lm_extra(), reason="needs the [lm] extra: pip install -e '.[lm]'")
+
+
+def levy_holt_like(n_groups: int = 12, per_group: int = 6, seed: int = 0) -> pd.DataFrame:
+    """Levy/Holt-style text items: predicates cluster by group, a few items link groups (one giant
+    component), a train and a dev split; half the items are true."""
+    rng = random.Random(seed)
+    rows = []
+    for g in range(n_groups):
+        preds = [f"verb{g}x{i}" for i in range(4)]
+        for i in range(per_group):
+            p, h = rng.sample(preds, 2)
+            if i == 0 and g:  # a bridge to the previous group: everything is connected
+                h = f"verb{g - 1}x0"
+            rows.append((p, h, rng.random() < 0.5))
+    items = []
+    for n, (p, h, label) in enumerate(rows):
+        items.append(
+            {
+                "item_id": f"i{n:04d}",
+                "dataset": "levy_holt",
+                "split": "train" if n % 5 else "dev",
+                "premise_text": f"Anna {p} Berlin",
+                "hypothesis_text": f"Anna {h} Berlin",
+                "premise_middle": p,
+                "hypothesis_middle": h,
+                "label": label,
+                "extra": {},
+            }
+        )
+    return items_frame(items)
+
+
+def test_predicate_folds_never_split_a_predicate_and_stay_balanced():
+    items = levy_holt_like()
+    folds = item_folds(items, k=4)
+    premises, hypotheses = predicate_keys(items)
+    for i, f in enumerate(folds.of_item):
+        p, h = folds.of_predicate[premises.iloc[i]], folds.of_predicate[hypotheses.iloc[i]]
+        assert (f == p == h) if f != CUT else (p != h)  # inside a fold, or cut between two
+    for f in range(4):  # no predicate of fold f occurs in an item of another fold
+        held = folds.predicates(f)
+        other = folds.of_item != f
+        assert not (set(premises[other & (folds.of_item != CUT)]) & held)
+    sizes = folds.sizes()
+    assert sum(sizes) + folds.n_cut == len(items) and min(sizes) > 0
+    assert max(sizes) <= 1.35 * len(items) / 4 and folds.n_cut < 0.2 * len(items)
+
+
+def test_predicate_folds_do_not_depend_on_the_item_order():
+    items = levy_holt_like(seed=3)
+    premises, hypotheses = predicate_keys(items)
+    order = list(range(len(items)))
+    random.Random(1).shuffle(order)
+    a = predicate_folds(list(premises), list(hypotheses), 5)
+    b = predicate_folds([premises.iloc[i] for i in order], [hypotheses.iloc[i] for i in order], 5)
+    assert a.of_predicate == b.of_predicate
+
+
+def test_overlap_counts_pairs_and_predicates_seen_in_training():
+    train = items_frame(
+        [
+            {"dataset": "levy_holt", "split": "train", "premise_text": "a x b", "hypothesis_text": "a y b"}
+            | {"premise_middle": "x", "hypothesis_middle": "y", "label": True, "extra": {}},
+            {"dataset": "levy_holt", "split": "train", "premise_text": "a z b", "hypothesis_text": "a w b"}
+            | {"premise_middle": "Z", "hypothesis_middle": "w", "label": False, "extra": {}},
+        ]
+    )
+    dev = items_frame(
+        [
+            {"dataset": "levy_holt", "split": "dev", "premise_text": t, "hypothesis_text": u}
+            | {"premise_middle": p, "hypothesis_middle": h, "label": True, "extra": {}}
+            for t, u, p, h in [
+                ("c y d", "c x d", "y", "x"),  # the pair, reversed: seen
+                ("c x d", "c w d", "x", "w"),  # both predicates seen, not as a pair
+                ("c x d", "c v d", "x", "v"),  # one seen
+                ("c u d", "c v d", "u", "v"),  # none
+            ]
+        ]
+    )
+    assert overlap(train, dev) == {"items": 4, "pair": 25.0, "both": 50.0, "any": 75.0}
+
+
+def test_the_pool_is_never_a_test_file():
+    items = pd.DataFrame(
+        {
+            "dataset": ["sherliic", "sherliic", "levy_holt", "levy_holt", "levy_holt/a_b", "zeichner"],
+            "split": ["dev", "test", "train", "test", "dev", "all"],
+        }
+    )
+    assert pool_mask(items).tolist() == [True, False, True, False, True, False]
+
+
+def test_cross_fit_models_never_see_the_predicates_they_score():
+    items = levy_holt_like()
+    test = items.iloc[:5].assign(  # other pairs (a pool pair in a test file is scored out of fold too)
+        split="test",
+        item_id=lambda d: "t" + d["item_id"],
+        premise_text=lambda d: d["premise_text"].str.replace("Anna", "Kim"),
+    )
+    scored = pd.concat([items, test], ignore_index=True)
+    fit = CrossFit.of("levy_holt", scored, None, k=4)
+    parts = fit.parts(scored)
+    premises, hypotheses = predicate_keys(scored)
+    counted = pd.Series(0, index=scored.index)
+    for part in parts:
+        counted[part.index] += 1
+        if part.fold is None:  # the model of the whole pool scores the test items only
+            assert set(scored.loc[part.index, "split"]) == {"test"}
+            assert len(part.training.labels) == len(fit.pool)
+            continue
+        held = fit.folds.predicates(part.fold)
+        train_keys = {k for k in zip(part.training.premises, part.training.hypotheses, strict=True)}
+        assert not any(
+            (scored.at[i, "premise_text"], scored.at[i, "hypothesis_text"]) in train_keys for i in part.index
+        )
+        assert not (
+            {f"Anna {p} Berlin" for p in held} & (set(part.training.premises) | set(part.training.hypotheses))
+        )
+    pool = pool_mask(scored).to_numpy()
+    # every pool item scored out of fold (cut ones by both of their folds), every test item once
+    assert (counted[pool] >= 1).all() and (counted[pool] <= 2).all() and (counted[~pool] == 1).all()
+    assert (counted[pool] == 2).sum() == fit.folds.n_cut
+    assert len({p.n_nominal for p in parts}) == 1  # one recipe for every model of a cross-fit
+
+
+def test_a_subset_is_scored_by_the_levy_holt_models_with_their_folds():
+    from baselines.lm.methods import training_jobs
+
+    items = levy_holt_like()
+    subset = items.iloc[::3].assign(dataset="levy_holt/dirposi_dirnegi")
+    plan = Plan.from_environment({"LM_FOLDS": "4"})
+    assert plan.source("levy_holt/dirposi_dirnegi") == "levy_holt" and plan.source("sherliic") == "sherliic"
+    served = training_jobs(subset, plan, items)
+    own = {p.training.hash for p in training_jobs(items, plan)}
+    assert served and {p.training.hash for p in served} <= own  # the same runs: no training of its own
+    alone = training_jobs(subset, plan)  # Levy/Holt not loaded: the subset's own pool
+    assert {p.training.hash for p in alone}.isdisjoint(own)
+
+
+def test_new_plan_knobs_parse_and_round_trip():
+    plan = Plan.from_environment(
+        {
+            "LM_PATTERNS": "y because x | x, which means that y;y because x",
+            "LM_TRAIN_WITH": "sherliic=levy_holt",
+            "LM_SCORE_WITH": "",
+            "LM_DIRECTION": "0.5",
+            "LM_FOLDS": "3",
+        }
+    )
+    assert plan.extra_training("sherliic") == ("levy_holt",) and plan.extra_training("levy_holt") == ()
+    assert plan.source("levy_holt/dirposi_dirnegi") == "levy_holt/dirposi_dirnegi"
+    assert plan.folds == 3 and plan.direction == 0.5
+    assert Plan.from_dict(plan.to_dict()) == plan
+    # a joint run sees every item once per pattern: half the epochs of a one-pattern run
+    assert plan.recipe("minilm", "y because x | x, which means that y", 0, 790).epochs == 3
+    assert plan.recipe("minilm", "y because x", 0, 790).epochs == 5
+    assert plan.recipe("minilm", "hypothesis only", 0, 790).direction_weight == 0.0
+    for bad in ({"LM_TRAIN_WITH": "sherliic"}, {"LM_DIRECTION": "-1"}, {"LM_PATTERNS": "y because x | z"}):
+        with pytest.raises(ConfigurationError):
+            Plan.from_environment(bad)
+
+
+def test_runs_cached_before_the_direction_weight_keep_their_keys():
+    recipe = runs.Recipe(model="minilm", pattern="y because x")
+    # the key of a recipe without the later field, as computed before it existed
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    fields = {k: v for k, v in asdict(recipe).items() if k != "direction_weight"}
+    before = hashlib.sha256(json.dumps({"recipe": fields, "train": "h"}, sort_keys=True).encode())
+    assert runs.run_key(recipe, "h") == before.hexdigest()[:20]
+    from dataclasses import replace
+
+    assert runs.run_key(replace(recipe, direction_weight=1.0), "h") != runs.run_key(recipe, "h")
+
+
+def test_direction_pairs_are_true_pairs_with_a_false_reverse():
+    training = runs.TrainingSet(
+        ["a x b", "a y b", "c x d", "c y d", "e x f"],
+        ["a y b", "A x  b", "c y d", "c x d", "e y f"],
+        [True, False, True, True, True],
+        "t",
+    )
+    assert runs.direction_pairs(training) == [(0, 1)]  # c x d <-> c y d both true: a paraphrase
+
+
+def test_a_verifier_is_named_by_its_model_patterns_data_and_seeds():
+    items = levy_holt_like()
+    spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), folds=4)
+    assert VerifierSpec.from_dict(spec.to_dict()) == spec
+    verifier = build_verifier(spec, items)
+    assert len(verifier.training.labels) == len(items)  # the whole pool: train and dev
+    assert verifier.name.startswith("minilm [y because x] levy_holt #") and verifier.name.endswith(
+        "seeds 0,1"
+    )
+    assert verifier.key == build_verifier(spec, items.sample(frac=1, random_state=1)).key
+    other = build_verifier(VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0,)), items)
+    assert other.key != verifier.key
+    assert [(r.pattern, r.seed) for r, _ in verifier.runs()] == [("y because x", 0), ("y because x", 1)]
+    with pytest.raises(ConfigurationError, match="unknown pattern"):
+        VerifierSpec("minilm", ("x therefore y",))
+    with pytest.raises(ConfigurationError, match="no labelled sherliic"):
+        build_verifier(VerifierSpec("minilm", ("y because x",)), items)
+
+
+@needs_lm
+def test_score_pairs_is_the_mean_of_the_verifier_runs_and_is_cached(tmp_path):
+    from baselines.lm.verifier import score_pairs
+
+    items = levy_holt_like(n_groups=4, per_group=4)
+    spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), epochs=1, folds=3)
+    verifier = build_verifier(spec, items)
+    settings = runs.RunSettings(runs_dir=tmp_path)
+    p, h = ["Anna verb0x1 Berlin", "Anna verb0x2 Berlin"], ["Anna verb0x2 Berlin", "Anna verb0x1 Berlin"]
+    scores = score_pairs(verifier, p, h, settings=settings)
+    assert scores.shape == (2,) and ((scores > 0) & (scores < 1)).all()
+    each = [runs.run_scores(r, t, p, h, allow_compute=True, settings=settings) for r, t in verifier.runs()]
+    np.testing.assert_allclose(scores, np.mean(each, axis=0))
+    again = score_pairs(verifier, p[::-1], h[::-1], settings=settings, allow_compute=False)  # no training
+    np.testing.assert_allclose(again, scores[::-1])
+    untrained = build_verifier(
+        VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(5,)), items
+    )
+    with pytest.raises(ResourceMissing, match="not trained"):
+        score_pairs(untrained, p, h, settings=settings, allow_compute=False)
+
+
+@needs_lm
+def test_the_directional_loss_keeps_pairs_in_one_batch():
+    import torch
+
+    from baselines.lm.encoder import _paired_batches
+
+    generator = torch.Generator().manual_seed(0)
+    batches = _paired_batches(10, [(0, 1), (4, 7)], 4, generator)
+    assert sorted(i for b in batches for i in b) == list(range(10))
+    for i, j in [(0, 1), (4, 7)]:
+        assert any(i in b and j in b for b in batches)
+
+
+def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
+    from baselines.lm.methods import training_jobs
+    from baselines.lm.verifier import verifier_of_plan
+
+    items = levy_holt_like()
+    test = items.iloc[:3].assign(
+        split="test", premise_text=lambda d: d["premise_text"].str.replace("Anna", "Kim")
+    )
+    items = pd.concat([items, test], ignore_index=True)
+    plan = Plan.from_environment(
+        {
+            "LM_FINETUNE": "minilm:levy_holt",
+            "LM_PATTERNS": "y because x",
+            "LM_SEEDS": "2",
+            "LM_DIRECTION": "1",
+        }
+    )
+    spec = verifier_of_plan(plan, "levy_holt")
+    assert spec == VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), direction=1.0)
+    whole = [p for p in training_jobs(items, plan) if p.fold is None]
+    assert len(whole) == 1
+    planned = {
+        runs.run_key(plan.recipe("minilm", "y because x", seed, whole[0].n_nominal), whole[0].training.hash)
+        for seed in plan.seeds
+    }
+    verifier = build_verifier(spec, items)
+    assert {runs.run_key(r, t.hash) for r, t in verifier.runs()} == planned  # `make lm` trains its runs
+    assert verifier_of_plan(plan, "sherliic") is None
+
+
+@needs_lm
+def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
+    from baselines.lm import selection
+    from baselines.lm.plan import LmSettings
+
+    items = levy_holt_like(n_groups=6, per_group=5)
+    subset = items.iloc[::2].assign(dataset="levy_holt/dirposi_dirnegi")
+    items = pd.concat([items, subset], ignore_index=True)
+    spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), epochs=1, folds=3)
+    settings = LmSettings(run=runs.RunSettings(runs_dir=tmp_path / "runs"))
+    judged, scores = selection.honest_scores(spec, items, settings, workers=1)
+    assert set(judged["dataset"]) == {"levy_holt", "levy_holt/dirposi_dirnegi"}
+    for s in scores.values():  # every pool item scored out of fold
+        assert s.notna().all() and ((s > 0) & (s < 1)).all()
+    rows = selection.honest_rows(spec, judged, scores)
+    rows += selection.old_split_rows(spec, items, settings)
+    frame = pd.DataFrame(rows)
+    assert set(zip(frame.protocol, frame.dataset, frame.seed, strict=True)) == {
+        (protocol, dataset, seed)
+        for protocol, dataset in [
+            ("pd_cv", "levy_holt"),
+            ("pd_cv", "levy_holt/dirposi_dirnegi"),
+            ("old split", "levy_holt"),
+        ]
+        for seed in ("0", "1", "mean")
+    }
+    assert frame[selection.METRICS].stack().between(0, 1).all()  # every figure in [0, 1] (ROC AUC too)
+    cv = frame[(frame.protocol == "pd_cv") & (frame.dataset == "levy_holt")]
+    assert (cv.n_items + cv.n_cut == 30).all()
+    # the subset's items were scored by Levy/Holt's fold models: nothing trained for it
+    trained = {p.parent.name for p in (tmp_path / "runs").glob("*/weights.safetensors")}
+    assert len(trained) == 3 * 2 + 2  # 3 folds x 2 seeds, and the old split's model per seed
+    merged = selection.merge(frame, None)
+    again = selection.merge(frame.assign(f1=0.5), merged)  # a rerun replaces its rows
+    assert len(again) == len(frame) and (again.f1 == 0.5).all()
+    text = selection.markdown(again)
+    assert "## levy_holt/dirposi_dirnegi" in text and "| old split |" in text
+
+
+@needs_lm
+def test_the_mix_is_a_quarter_fine_tuned_and_three_quarters_cosine(tmp_path):
+    from baselines.lm.methods import ALLOW_COMPUTE, fine_tuned_scores, mix_scores, zero_shot_scores
+    from baselines.lm.plan import LmSettings
+    from baselines.registry import Context
+
+    items = levy_holt_like(n_groups=4, per_group=4)
+    plan = Plan.from_environment(
+        {"LM_FINETUNE": "minilm:levy_holt", "LM_PATTERNS": "y because x", "LM_SEEDS": "1", "LM_FOLDS": "2"}
+    )
+    assert plan.cosine_share == 0.75
+    plan = Plan.from_dict({**plan.to_dict(), "epochs": 1})
+    ctx = Context(lm=LmSettings(plan=plan, run=runs.RunSettings(runs_dir=tmp_path)))
+    ctx.cache[ALLOW_COMPUTE] = True
+    mixed = mix_scores(items, "minilm", ctx, plan)
+    tuned = fine_tuned_scores(items, "minilm", ("y because x",), ctx, plan)
+    cosine = zero_shot_scores(items, "minilm", ctx)
+    np.testing.assert_allclose(mixed, 0.25 * tuned + 0.75 * cosine)
+    assert mixed.notna().all()
