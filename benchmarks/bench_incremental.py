@@ -1,6 +1,6 @@
 """Benchmark: an incremental build against a full build of the same batches (issue 22's incremental row).
 
-On a warehouse whose graph was just built in full from a synthetic TEG (warehouse.synthetic_teg), a batch
+On a warehouse whose graph was just built in full from a synthetic TEG (benchmarks.synthetic_teg), a batch
 of `share` × the graph's instances is added (same seed and entity count: the graph's entities, types and
 relations, as a corpus loaded in pieces), then:
 
@@ -25,10 +25,11 @@ from pathlib import Path
 
 import click
 
-from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run, scratch_database
-from warehouse.command_line import CONTEXT, json_object, run, version_option
-from warehouse.settings import OUT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate, shape_options
+from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
+from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder
 from warehouse.target import Target
 
 CHECK_SCHEMA = "incremental_check"
@@ -54,12 +55,13 @@ def increment_config(base: GeneratorConfig, share: float) -> GeneratorConfig:
 
 
 def copy_marts(target: Target, schema: str) -> None:
-    """The marts of the live warehouse copied into `schema` (replaced)."""
+    """The marts of the Target's build copied into `schema` (replaced)."""
     with target.connect(autocommit=True) as conn:
         conn.execute(f"drop schema if exists {schema} cascade")
         conn.execute(f"create schema {schema}")
         for mart in MART_KEYS:
-            conn.execute(f"create unlogged table {schema}.{mart} as select * from warehouse.{mart}")
+            live = f"{target.marts_schema}.{mart}"
+            conn.execute(f"create unlogged table {schema}.{mart} as select * from {live}")
 
 
 def mart_differences(target: Target, expected: str, actual: str) -> dict[str, int]:
@@ -100,14 +102,16 @@ def bench_incremental(
     """Add share × the graph to a warehouse built in full from `base`, build incrementally, rebuild in
     full, compare. Returns both builds' profiles, their time and CPU ratios and the comparison."""
     increment = increment_config(base, share)
-    summary = generate(increment, target.url(), progress=False)
+    summary = generate(target, increment, progress=False)
     select = ["run", "--select", *MARTS_SELECTOR]
     incremental = profile_dbt_run(target, select, dbt_vars, target_dir / "incremental")
     with target.connect() as conn:
-        plan = conn.execute("select is_incremental, reason from warehouse.int_build_plan").fetchone()
+        plan = conn.execute(
+            f"select is_incremental, reason from {target.marts_schema}.int_build_plan"
+        ).fetchone()
     copy_marts(target, CHECK_SCHEMA)
     full = profile_dbt_run(target, [*select, "--full-refresh"], dbt_vars, target_dir / "full")
-    differences = mart_differences(target, "warehouse", CHECK_SCHEMA)
+    differences = mart_differences(target, target.marts_schema, CHECK_SCHEMA)
     with target.connect(autocommit=True) as conn:
         conn.execute(f"drop schema {CHECK_SCHEMA} cascade")
     return {
@@ -147,9 +151,14 @@ def markdown(row: dict) -> str:
 @shape_options
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
-def cli(instances: int, share: float, dbt_vars: dict, out: Path, **shape) -> int:
+@target_options()
+def cli(target: Target, instances: int, share: float, dbt_vars: dict, out: Path, **shape) -> int:
+    # the scratch database is made on the Target's server (DATABASE_URL's, else the embedded one)
     base = GeneratorConfig(
         n_instances=instances,
         n_relations=shape["relations"],
@@ -159,15 +168,15 @@ def cli(instances: int, share: float, dbt_vars: dict, out: Path, **shape) -> int
         global_share=shape["global_share"],
     )
     with (
-        scratch_database(f"sherliic_bench_incremental_{instances}") as target,
+        scratch_database(target, f"sherliic_bench_incremental_{instances}") as bench,
         tempfile.TemporaryDirectory(prefix="bench_incremental_") as tmp,
     ):
-        generate(base, target.url(), progress=False)
-        first = profile_dbt_run(target, ["run", "--select", *MARTS_SELECTOR], dbt_vars, Path(tmp) / "first")
+        generate(bench, base, progress=False)
+        first = profile_dbt_run(bench, ["run", "--select", *MARTS_SELECTOR], dbt_vars, Path(tmp) / "first")
         row = {
             "instances": instances,
             "first_build": first,
-            **bench_incremental(target, base, share, dbt_vars, Path(tmp)),
+            **bench_incremental(bench, base, share, dbt_vars, Path(tmp)),
         }
     out.mkdir(parents=True, exist_ok=True)
     (out / "incremental.json").write_text(json.dumps({"cpus": os.cpu_count(), **row}, indent=2, default=str))

@@ -23,24 +23,21 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 import psutil
 
-from warehouse import server
-from warehouse.command_line import CONTEXT, json_object, run, version_option
-from warehouse.dbt import run_dbt
-from warehouse.settings import OUT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate, shape_options
+from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.dbt import dbt_output, run_dbt
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder
 from warehouse.target import Target
 
 # the TEG marts (and so every TEG model upstream of them): what the candidate build builds
@@ -228,25 +225,8 @@ def summarize_plan(explained: dict) -> dict:
 
 def rendered_hook(target: Target, macro_call: str, dbt_vars: dict, target_dir: Path) -> str:
     """The SQL a hook macro renders to (dbt compile --inline), e.g. heavy_model_settings()."""
-    out = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "sherliic-dbt"),
-            "--database-url",
-            target.url(),
-            "compile",
-            "--quiet",
-            "--inline",
-            "{{ " + macro_call + " }}",
-            "--target-path",
-            str(target_dir / "inline"),
-            "--vars",
-            json.dumps(dbt_vars),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip()
+    args = ["compile", "--quiet", "--inline", "{{ " + macro_call + " }}"]
+    return dbt_output(target, [*args, "--target-path", str(target_dir / "inline")], dbt_vars).strip()
 
 
 def explain_models(target: Target, target_dir: Path, models: list[str], dbt_vars: dict) -> dict[str, dict]:
@@ -327,22 +307,6 @@ def profile_dbt_run(
 
 
 # -- command -----------------------------------------------------------------------------------------
-@contextmanager
-def scratch_database(name: str) -> Iterator[Target]:
-    """A Target on a new database `name` of the embedded server (or DATABASE_URL's), dropped afterwards."""
-    environment = Target.from_environment()
-    if environment.database_url is not None:
-        server_url = environment.database_url
-    else:
-        server_url = server.embedded_server_url(environment.pgdata)
-    server.drop_database(server_url, name)
-    server.create_database(server_url, name)
-    try:
-        yield Target.postgres(server.with_database(server_url, name))
-    finally:
-        server.drop_database(server_url, name)
-
-
 def gib(n: int) -> str:
     return f"{n / 2**30:.2f} GiB"
 
@@ -404,8 +368,9 @@ def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
         raise click.BadParameter(f"comma-separated integers, got {value!r}") from None
 
 
-def profile_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
-    with scratch_database(f"sherliic_profile_{n_instances}") as target:
+def profile_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) -> dict:
+    """A scratch database on the Target's server with a synthetic graph of n_instances, built once."""
+    with scratch_database(target, f"sherliic_profile_{n_instances}") as bench:
         config = GeneratorConfig(
             n_instances=n_instances,
             n_relations=args.relations,
@@ -414,10 +379,10 @@ def profile_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
             entity_zipf=args.entity_zipf,
             global_share=args.global_share,
         )
-        summary = generate(config, target.url(), progress=False)
+        summary = generate(bench, config, progress=False)
         with tempfile.TemporaryDirectory(prefix="profile_dbt_") as tmp:
             build = profile_dbt_run(
-                target,
+                bench,
                 ["run", "--select", *MARTS_SELECTOR, "--threads", str(args.threads)],
                 dbt_vars,
                 Path(tmp),
@@ -436,13 +401,18 @@ def profile_size(n_instances: int, args: Options, dbt_vars: dict) -> dict:
 @click.option("--explain/--no-explain", default=True, show_default=True, help="EXPLAIN ANALYZE every model.")
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), default=OUT_DIR / "bench", show_default=True
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
 )
-def cli(dbt_vars: dict, **options) -> int:
+@target_options()
+def cli(target: Target, dbt_vars: dict, **options) -> int:
+    # the scratch databases are made on the Target's server (DATABASE_URL's, else the embedded one)
     args = Options(**options)
     rows = []
     for n in args.sizes:
-        rows.append(profile_size(n, args, dbt_vars))
+        rows.append(profile_size(target, n, args, dbt_vars))
         report = {
             "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
             "dbt_vars": dbt_vars,

@@ -4,7 +4,7 @@ batches updates the previous build's tables from the new batches, and its marts 
 on, types for entities already in the graph or a partial last build make the build full, saying why in
 one line; a failed incremental build publishes nothing.
 
-Real Postgres, real dbt, small synthetic graphs (warehouse.synthetic_teg): batches with the base graph's
+Real Postgres, real dbt, small synthetic graphs (benchmarks.synthetic_teg): batches with the base graph's
 seed and entity count share its entities, types and relations, as a corpus loaded in pieces does.
 """
 
@@ -16,10 +16,10 @@ from pathlib import Path
 
 from psycopg.rows import dict_row
 
+from benchmarks.synthetic_teg import GeneratorConfig, generate
 from warehouse.batch_store import open_batch_store
 from warehouse.dbt import run_dbt
 from warehouse.settings import DBT_PROJECT_DIR
-from warehouse.synthetic_teg import GeneratorConfig, generate
 from warehouse.target import Target
 
 # Flatter than the full-scale default and low thresholds: a few thousand instances give typed relations,
@@ -93,7 +93,7 @@ def count(target: Target, table: str) -> int:
 
 
 def add_batch(target: Target, config: GeneratorConfig) -> int:
-    return generate(config, target.url(), progress=False).batch_id
+    return generate(target, config, progress=False).batch_id
 
 
 def assert_incremental_equals_full_refresh(target: Target, tmp_path: Path, capfd) -> None:
