@@ -155,27 +155,45 @@
 {%- endmacro %}
 
 {# on-run-start: a build that selects some of the models that keep state but not all builds them in full
-   (and int_build_plan, which says so otherwise, may not be among them) #}
+   (and int_build_plan, which says so otherwise, may not be among them); its record says so too #}
 {% macro note_partial_build() -%}
     {%- if execute and builds_into_staging() and target.type == 'postgres' and not incremental_state_selected() -%}
         {%- set state = incremental_state_models() -%}
         {%- if state | select('in', selected_resources) | list -%}
-            {{ log('full build: a partial build rebuilds its models in full', info=true) }}
+            {%- set line = 'full build: a partial build rebuilds its models in full' -%}
+            {{ log(line, info=true) }}
+            {{ record_build_plan('false', line) }}
         {%- endif -%}
     {%- endif -%}
 {%- endmacro %}
 
-{# post-hook of int_build_plan: the one line that says how this build is built #}
+{# post-hook of int_build_plan: the one line that says how this build is built, in dbt's output and in
+   the build's record #}
 {% macro note_build_plan() -%}
     {%- if execute and builds_into_staging() -%}
         {%- set row = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows[0] -%}
         {%- if row[0] -%}
-            {{ log('incremental build: ' ~ row[2] ~ ' new batch(es) since the last build', info=true) }}
-        {%- elif not incremental_state_selected() -%}
-            {#- said by note_partial_build -#}
+            {%- set line = 'incremental build: ' ~ row[2] ~ ' new batch(es) since the last build' -%}
         {%- else -%}
-            {{ log('full build: ' ~ row[1], info=true) }}
+            {%- set line = 'full build: ' ~ row[1] -%}
         {%- endif -%}
+        {#- a partial build: said by note_partial_build -#}
+        {%- if row[0] or incremental_state_selected() -%}
+            {{ log(line, info=true) }}
+        {%- endif -%}
+        {{ record_build_plan('true' if row[0] else 'false', line) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{# The SQL that writes how the graph is built into this build's record (builds.builds.incremental and
+   build_plan), when sherliic-dbt records the build (SHERLIIC_BUILD_ID, read only at run time, as
+   claim_build_record does); '' otherwise #}
+{% macro record_build_plan(incremental, line) -%}
+    {%- set build_id = env_var('SHERLIIC_BUILD_ID', '') if execute else '' -%}
+    {%- if build_id -%}
+    update builds.builds
+    set incremental = {{ incremental }}, build_plan = {{ sql_string_literal(line) }}
+    where build_id = {{ build_id | int }}
     {%- endif -%}
 {%- endmacro %}
 
