@@ -18,6 +18,7 @@ from psycopg.rows import dict_row
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
 from warehouse.batch_store import open_batch_store
+from warehouse.builds import list_builds
 from warehouse.dbt import run_dbt
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
@@ -55,7 +56,7 @@ def marts(target: Target) -> dict[str, list[dict]]:
     with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         out = {}
         for mart, key in MARTS.items():
-            cur.execute(f"select * from warehouse.{mart} order by {key}")
+            cur.execute(f"select * from {target.marts_schema}.{mart} order by {key}")
             out[mart] = [{k: v for k, v in row.items() if k not in VOLATILE} for row in cur.fetchall()]
         return out
 
@@ -83,13 +84,13 @@ def differences(expected: dict[str, list[dict]], actual: dict[str, list[dict]]) 
 def plan(target: Target) -> dict:
     with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(
-            "select is_incremental, reason, n_new_batches from warehouse.int_build_plan"
+            f"select is_incremental, reason, n_new_batches from {target.marts_schema}.int_build_plan"
         ).fetchone()
 
 
 def count(target: Target, table: str) -> int:
     with target.connect() as conn:
-        return conn.execute(f"select count(*) from warehouse.{table}").fetchone()[0]
+        return conn.execute(f"select count(*) from {target.marts_schema}.{table}").fetchone()[0]
 
 
 def add_batch(target: Target, config: GeneratorConfig) -> int:
@@ -191,3 +192,38 @@ def test_a_failed_incremental_build_publishes_nothing(fresh_target: Target, tmp_
     assert staged == 0
     # the next build continues from the untouched state
     assert_incremental_equals_full_refresh(fresh_target, tmp_path, capfd)
+
+
+def test_a_named_build_keeps_its_own_state(fresh_target: Target, tmp_path: Path, capfd) -> None:
+    """Each build (schema) continues from its own previous tables, and its record says how it was built."""
+    trial = fresh_target.with_build("trial")
+    add_batch(fresh_target, BASE)
+    assert build(fresh_target, tmp_path) == 0
+    capfd.readouterr()
+    add_batch(fresh_target, ADDED[0])
+    # the default build's state is not the named build's: its first build is full
+    assert build(trial, tmp_path / "trial") == 0
+    assert "full build: no previous build in schema build_trial" in capfd.readouterr().out
+    # and the named build did not move the default build's state on
+    assert build(fresh_target, tmp_path) == 0
+    assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+    add_batch(fresh_target, ADDED[1])
+    assert build(trial, tmp_path / "trial") == 0
+    assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+    assert plan(trial)["n_new_batches"] == 1
+    incremental = marts(trial)
+    assert build(trial, tmp_path / "trial", "--full-refresh") == 0
+    problems = differences(marts(trial), incremental)
+    assert problems == [], "\n".join(problems[:10])
+    # a partial build records that it was built in full, at its start (it builds no int_build_plan)
+    partial = ["run", "--select", "int_entity_types", "--target-path", str(tmp_path / "partial")]
+    assert run_dbt(fresh_target, partial, VARS, check=False) == 0
+    recorded = [(r.build_name, r.incremental, r.build_plan) for r in list_builds(fresh_target)]
+    assert recorded == [
+        ("default", False, "full build: no previous build in schema warehouse"),
+        ("trial", False, "full build: no previous build in schema build_trial"),
+        ("default", True, "incremental build: 1 new batch(es) since the last build"),
+        ("trial", True, "incremental build: 1 new batch(es) since the last build"),
+        ("trial", False, "full build: --full-refresh"),
+        ("default", False, "full build: a partial build rebuilds its models in full"),
+    ]
