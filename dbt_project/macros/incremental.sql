@@ -168,9 +168,9 @@
 {%- endmacro %}
 
 {# post-hook of int_build_plan: the one line that says how this build is built, in dbt's output and in
-   the build's record #}
+   the build's record (on Spark, which builds in place: that every model is built in full) #}
 {% macro note_build_plan() -%}
-    {%- if execute and builds_into_staging() -%}
+    {%- if execute and (builds_into_staging() or (target.type != 'postgres' and flags.WHICH in ['run', 'build'])) -%}
         {%- set row = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows[0] -%}
         {%- if row[0] -%}
             {%- set line = 'incremental build: ' ~ row[2] ~ ' new batch(es) since the last build' -%}
@@ -178,7 +178,7 @@
             {%- set line = 'full build: ' ~ row[1] -%}
         {%- endif -%}
         {#- a partial build: said by note_partial_build -#}
-        {%- if row[0] or incremental_state_selected() -%}
+        {%- if row[0] or incremental_state_selected() or target.type != 'postgres' -%}
             {{ log(line, info=true) }}
         {%- endif -%}
         {{ record_build_plan('true' if row[0] else 'false', line) }}
@@ -189,7 +189,7 @@
    build_plan), when sherliic-dbt records the build (SHERLIIC_BUILD_ID, read only at run time, as
    claim_build_record does); '' otherwise #}
 {% macro record_build_plan(incremental, line) -%}
-    {%- set build_id = env_var('SHERLIIC_BUILD_ID', '') if execute else '' -%}
+    {%- set build_id = env_var('SHERLIIC_BUILD_ID', '') if execute and target.type == 'postgres' else '' -%}
     {%- if build_id -%}
     update builds.builds
     set incremental = {{ incremental }}, build_plan = {{ sql_string_literal(line) }}
