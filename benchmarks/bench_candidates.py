@@ -1,11 +1,16 @@
 """Benchmark: candidate build (typed relations + InfCands) in SQL/dbt vs the Python reference.
 
 For each graph size: a dedicated database, a synthetic TEG (benchmarks.synthetic_teg), `dbt run` of the
-TEG marts with per-model timings (from dbt's run_results.json), peak memory of the Postgres backends
-serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared buffers once),
-temp-file bytes spilled, and — up to --reference-max instances — the plain-Python reference
-(benchmarks.reference) in a child process with its peak RSS, plus an exact equality check of the
-marts against it. Writes out/bench/candidates.json and out/bench/candidates.md and prints them.
+TEG marts profiled as benchmarks.profile_candidates does it: per model its time (dbt's run_results.json),
+rows, Postgres CPU seconds and peak memory, and with --explain (the default) its temp bytes and the plan's
+dominant node (EXPLAIN (ANALYZE, BUFFERS), run after the build: not in its time); peak memory of the
+Postgres backends serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared
+buffers once), temp-file bytes spilled, the load average; up to --reference-max instances the
+plain-Python reference (benchmarks.reference) in a child process with its peak RSS, plus an exact
+equality check of the marts against it; at --incremental-at instances the incremental row
+(benchmarks.bench_incremental: --incremental-share more instances, an incremental build vs
+--full-refresh, marts compared). Writes out/bench/candidates.json and out/bench/candidates.md and prints
+them.
 
 `make bench-candidates` (ARGS='--sizes 1000000,5000000' for a shorter run).
 """
@@ -27,23 +32,15 @@ from pathlib import Path
 import click
 import psutil
 
+from benchmarks import bench_incremental
+from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
 from benchmarks.reference import compare_with_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
-from warehouse.dbt import run_dbt
 from warehouse.errors import print_error
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import Target
-
-MARTS_SELECTOR = [
-    "+typed_relations",
-    "+inference_candidates",
-    "+teg_edges",
-    "+untyped_edges",
-    "+entities",
-    "+relations",
-]
 
 
 class MemorySampler:
@@ -87,43 +84,12 @@ class MemorySampler:
         self._thread.join()
 
 
-def backend_pids(target: Target):
-    """pids of the server processes working for the Target's database (not other users of the shared
-    server)."""
-    conn = target.connect(autocommit=True)
-
-    def pids() -> list[int]:
-        rows = conn.execute(
-            "select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"
-        ).fetchall()
-        return [r[0] for r in rows]
-
-    return conn, pids
-
-
-def temp_bytes(target: Target) -> int:
-    with target.connect(autocommit=True) as conn:
-        row = conn.execute(
-            "select temp_bytes from pg_stat_database where datname = current_database()"
-        ).fetchone()
-        return int(row[0])
-
-
-def run_sql_build(target: Target, dbt_vars: dict, target_dir: Path) -> dict:
-    conn, pids = backend_pids(target)
-    temp_before = temp_bytes(target)
-    start = time.perf_counter()
-    with MemorySampler(pids) as mem:
-        run_dbt(
-            target,
-            # not --quiet: dbt prints each model's time as it finishes (progress of long builds)
-            ["run", "--select", *MARTS_SELECTOR, "--target-path", str(target_dir)],
-            dbt_vars,
-        )
-    wall = time.perf_counter() - start
-    conn.close()
-    results = json.loads((target_dir / "run_results.json").read_text())
-    models = {r["unique_id"].split(".")[-1]: round(r["execution_time"], 3) for r in results["results"]}
+def run_sql_build(target: Target, dbt_vars: dict, target_dir: Path, explain: bool = False) -> dict:
+    """The profiled `dbt run` of the TEG marts (benchmarks.profile_candidates) with the marts' counts."""
+    # not --quiet: dbt prints each model's time as it finishes (progress of long builds)
+    profile = profile_dbt_run(
+        target, ["run", "--select", *MARTS_SELECTOR], dbt_vars, target_dir, explain=explain
+    )
     schema = target.marts_schema
     with target.connect() as c:
         counts = {
@@ -134,12 +100,8 @@ def run_sql_build(target: Target, dbt_vars: dict, target_dir: Path) -> dict:
             c.execute(f"select alignment, count(*) from {schema}.inference_candidates group by 1").fetchall()
         )
     return {
-        "wall_s": round(wall, 2),
-        "models_s": dict(sorted(models.items(), key=lambda kv: -kv[1])),
-        "peak_backend_rss_bytes": mem.peak_rss,
-        "peak_backend_pss_bytes": mem.peak_pss,
-        "memory_samples": mem.samples,
-        "temp_bytes_spilled": temp_bytes(target) - temp_before,
+        **profile,
+        "models_s": {name: m["seconds"] for name, m in profile["models"].items()},
         "counts": counts,
         "candidates_by_alignment": by_alignment,
     }
@@ -197,7 +159,7 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
             flush=True,
         )
         with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
-            row["sql"] = run_sql_build(bench, dbt_vars, Path(tmp))
+            row["sql"] = run_sql_build(bench, dbt_vars, Path(tmp), explain=args.explain)
             print(
                 f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
                 f"({row['sql']['counts']['typed_relations']:,} typed relations, "
@@ -206,21 +168,33 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
             )
             if n_instances <= args.reference_max:
                 try:
-                    ref = run_reference(bench, dbt_vars, Path(tmp) / "ref.pkl")
+                    row["reference"] = reference_row(bench, dbt_vars, Path(tmp), row["sql"]["wall_s"])
+                    print(
+                        f"[{n_instances:,}] reference {row['reference']['wall_s']:.0f}s, "
+                        f"equal: {row['reference']['equal_to_sql']}",
+                        flush=True,
+                    )
                 except RuntimeError as exc:  # e.g. out of memory: keep the SQL numbers
                     row["reference_error"] = repr(exc)
-                    return row
-                result = ref.pop("_result")
-                problems = compare_with_marts(result, bench)
-                ref["equal_to_sql"] = not problems
-                ref["differences"] = problems[:20]
-                ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / row["sql"]["wall_s"], 2)
-                row["reference"] = ref
+            if n_instances == args.incremental_at:  # last: it adds instances to the bench database
+                row["incremental"] = bench_incremental.bench_incremental(
+                    bench, config, args.incremental_share, dbt_vars, Path(tmp)
+                )
                 print(
-                    f"[{n_instances:,}] reference {ref['wall_s']:.0f}s, equal: {ref['equal_to_sql']}",
-                    flush=True,
+                    f"[{n_instances:,}] " + bench_incremental.markdown(row["incremental"]), end="", flush=True
                 )
     return row
+
+
+def reference_row(target: Target, dbt_vars: dict, tmp: Path, sql_wall_s: float) -> dict:
+    """The Python reference's figures on the Target's graph and its comparison with the marts."""
+    ref = run_reference(target, dbt_vars, tmp / "ref.pkl")
+    result = ref.pop("_result")
+    problems = compare_with_marts(result, target)
+    ref["equal_to_sql"] = not problems
+    ref["differences"] = problems[:20]
+    ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / sql_wall_s, 2)
+    return ref
 
 
 def growth(rows: list[dict], getter) -> list[dict]:
@@ -289,6 +263,13 @@ def markdown(report: dict) -> str:
         lines.append(f"- Python {g['from']:,} → {g['to']:,}: ×{g['time_ratio']} (b = {g['exponent']})")
     for f in report["failed_sizes"]:
         lines.append(f"- FAILED at {f['instances']:,} instances: {f['error']}")
+    incremental = [r for r in report["sizes"] if "incremental" in r]
+    if incremental:
+        lines += ["", "## Incremental build", ""]
+        lines += [
+            f"- {r['instances']:,}: " + bench_incremental.markdown(r["incremental"]).rstrip()
+            for r in incremental
+        ]
     lines += ["", "## Goals", ""]
     for k, v in report["goals"].items():
         lines.append(f"- {k}: {v}")
@@ -309,6 +290,9 @@ class Options:
     entity_zipf: float
     global_share: float
     reference_max: int
+    incremental_at: int
+    incremental_share: float
+    explain: bool
     keep: bool
     out: Path
 
@@ -336,6 +320,26 @@ def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
     default=20_000_000,
     show_default=True,
     help="Run the Python reference up to this many instances (0: never).",
+)
+@click.option(
+    "--incremental-at",
+    type=int,
+    default=5_000_000,
+    show_default=True,
+    help="The size that gets the incremental row (0: none).",
+)
+@click.option(
+    "--incremental-share",
+    type=float,
+    default=0.01,
+    show_default=True,
+    help="Instances added for the incremental row, as a share of the size.",
+)
+@click.option(
+    "--explain/--no-explain",
+    default=True,
+    show_default=True,
+    help="EXPLAIN ANALYZE every model after the build (temp bytes, dominant plan node).",
 )
 @click.option(
     "--vars",
@@ -395,6 +399,15 @@ def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: 
         )
         goals["SQL == reference"] = ", ".join(
             f"{r['instances']:,}: {'equal' if r['reference']['equal_to_sql'] else 'DIFFERENT'}" for r in both
+        )
+    incremental = [r for r in rows if "incremental" in r]
+    if incremental:
+        inc = incremental[-1]["incremental"]
+        met = inc["equal"] and inc["plan"]["is_incremental"] and inc["time_ratio"] <= 0.25
+        goals["incremental build ≤ 25 % of a full build, marts equal"] = (
+            f"{inc['time_ratio']:.0%} of the time ({inc['cpu_ratio']:.0%} of the CPU) after adding "
+            f"{inc['share']:.0%} at {incremental[-1]['instances']:,}, marts "
+            f"{'equal' if inc['equal'] else 'DIFFERENT'} → {'met' if met else 'NOT met'}"
         )
     report = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},

@@ -86,6 +86,8 @@ class BuildRecord:
     row_counts: dict[str, int]
     exit_code: int | None
     error: str | None
+    incremental: bool | None  # None: the build did not build the graph (no int_build_plan in it)
+    build_plan: str | None  # the one line of int_build_plan: "incremental build: ..." / "full build: ..."
 
     @property
     def label(self) -> str:
@@ -113,6 +115,8 @@ class BuildRecord:
             "row_counts": self.row_counts,
             "exit_code": self.exit_code,
             "error": self.error,
+            "incremental": self.incremental,
+            "build_plan": self.build_plan,
         }
 
 

@@ -21,9 +21,9 @@ from warehouse.target import Target
 @click.option("--json", "as_json", is_flag=True, help="The records as JSON (every field).")
 @click.pass_obj
 def builds_command(target: Target, diff: tuple[str, str] | None, drop: str | None, as_json: bool) -> int:
-    """The recorded builds (oldest first), each with its provenance: status, schema, corpora and their
-    batches, type tables, vars that differ from the defaults, row counts, code and versions. `live`
-    marks the build whose marts a schema holds.
+    """The recorded builds (oldest first), each with its provenance: status, schema, how the graph was
+    built (incremental or full, and why), corpora and their batches, type tables, vars that differ from
+    the defaults, row counts, code and versions. `live` marks the build whose marts a schema holds.
 
     A build is named by its name (its live build, else its latest record) or by #id."""
     if target.engine != "postgres":
@@ -73,6 +73,8 @@ def _lines(record: builds.BuildRecord, live: bool, defaults: dict) -> list[str]:
         f"#{record.build_id} {record.build_name}: {status}, {record.started_at:%Y-%m-%d %H:%M:%S}{took}, "
         f"schema {record.schema_name}, dbt {record.command}"
     ]
+    if record.build_plan:
+        lines.append(f"    plan: {record.build_plan}")
     if record.error:
         lines.append(f"    error: {record.error}")
     lines.append(f"    inputs: {describe_inputs(record)}")

@@ -85,6 +85,26 @@ def run_dbt(
     return code
 
 
+def dbt_output(
+    target: Target, args: list[str], dbt_vars: dict | None = None, project_dir: Path = DBT_PROJECT_DIR
+) -> str:
+    """The standard output of `dbt <args>`, a command that publishes nothing (e.g. `compile --inline`),
+    on the Target's warehouse; a failure raises RuntimeError with dbt's output."""
+    if dbt_command(args) in PUBLISHING:
+        raise ValueError(f"dbt {dbt_command(args)} publishes marts: run it with run_dbt")
+    resolve_vars(project_dir, args, dbt_vars)
+    done = subprocess.run(
+        _command(target, args, dbt_vars, project_dir),
+        env=target.dbt_env(),
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"dbt {' '.join(args)} failed with exit code {done.returncode}:\n{done.stdout}")
+    return done.stdout
+
+
 def _command(target: Target, args: list[str], dbt_vars: dict | None, project_dir: Path) -> list[str]:
     project = str(project_dir)
     command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]

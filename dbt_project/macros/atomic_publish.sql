@@ -23,10 +23,13 @@
   command name: changing a var makes dbt parse the project again, so a cached manifest of one kind is
   never reused by the other, and validate_vars refuses a build with it.
 
+  An incremental build (macros/incremental.sql) leaves, for each model that keeps state, its changed rows
+  in `<model>__delta` beside a view of the updated table; publishing applies them to the live table
+  in the same transaction.
+
   Spark (dbt-spark, Hive-style databases) has neither transactional DDL nor tables moving between
   databases, so there the staging suffix is empty: models are built in place, one at a time, as
-  before (docs/design.md §2). Incremental models and snapshots would be rebuilt in full here; the
-  project has none.
+  before (docs/design.md §2), and every model is built in full.
 #}
 
 {# suffix of the schema a build writes into before it is published; '' = build in place #}
@@ -77,11 +80,22 @@
             ('model.' ~ package_name ~ '.' ~ model_name) in selected_resources
             or ('seed.' ~ package_name ~ '.' ~ model_name) in selected_resources
         ) -%}
-        {%- if not built_here -%}
+        {%- if not built_here or view_of_updated_table(package_name, model_name) -%}
             {%- set relation = relation.incorporate(path={'schema': live_schema(relation.schema)}) -%}
         {%- endif -%}
     {%- endif -%}
     {{ return(relation) }}
+{%- endmacro %}
+
+{# Does a view of this build read an incremental model that this build updates in place (macros/
+   incremental.sql)? The view then reads the live table, which holds the update once the build is
+   published; the staging schema, which the view would otherwise depend on, is dropped then. #}
+{% macro view_of_updated_table(package_name, model_name) -%}
+    {%- if model.resource_type != 'model' or model.config.materialized != 'view' -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {%- set node = graph.nodes.get('model.' ~ package_name ~ '.' ~ model_name) -%}
+    {{ return(node is not none and node.config.materialized == 'incremental' and build_plan().incremental) }}
 {%- endmacro %}
 
 {# on-run-start: a killed build may have left a staging schema; start from an empty one (through the
@@ -108,7 +122,9 @@
     {{ return(schemas) }}
 {%- endmacro %}
 
-{# on-run-end: the SQL that publishes the build (every node succeeded) or discards it #}
+{# on-run-end: the SQL that publishes the build (every node succeeded) or discards it. An incremental
+   model built as a delta (macros/incremental.sql) is published by applying the delta to its live
+   table; every other relation replaces its live one. #}
 {% macro publish_staging_schemas(results) -%}
     {%- if not builds_into_staging() -%}
         {{ return('') }}
@@ -117,19 +133,41 @@
     {%- set failed = results | rejectattr('status', 'in', succeeded) | list -%}
     {%- set built = [] if failed else results | selectattr('node.resource_type', 'in', ['model', 'seed'])
         | map(attribute='node') | list -%}
+    {%- set updated = [] -%}
+    {%- set replaced = [] -%}
+    {%- for node in built -%}
+        {%- set delta = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias ~ '__delta') -%}
+        {%- do (updated if delta is not none else replaced).append(node) -%}
+    {%- endfor -%}
     {%- set live_schemas = [] -%}
     {%- for node in built if live_schema(node.schema) not in live_schemas -%}
         {%- do live_schemas.append(live_schema(node.schema)) -%}
     {%- endfor %}
     begin;
     {{ claim_build_record(built) }}
+    {%- if updated %}
+    {#- applying the deltas hashes their keys: room for them (Postgres' default is 4MB) #}
+    set local work_mem = {{ sql_string_literal(var('work_mem')) }};
+    {%- endif %}
     {%- for live in live_schemas %}
     create schema if not exists {{ adapter.quote(live) }};
+    {%- endfor %}
+    {#- deltas first: their conditions read staging tables that are moved below -#}
+    {%- for node in updated %}
+        {%- set live = api.Relation.create(database=node.database, schema=live_schema(node.schema), identifier=node.alias) -%}
+        {%- set delta = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias ~ '__delta') -%}
+        {%- set retyped_node = graph.nodes['model.' ~ project_name ~ '.int_retyped_relations'] -%}
+        {%- set retyped = api.Relation.create(database=retyped_node.database, schema=retyped_node.schema, identifier=retyped_node.alias) -%}
+        {%- set unique_key = node.config.unique_key -%}
+        {%- set unique_key = [unique_key] if unique_key is string else unique_key %}
+    delete from {{ live }}
+    where {{ replaced_rows_condition(delta, unique_key, node.config.get('reset_relations_on', []), retyped) }};
+    insert into {{ live }} select * from {{ delta }};
     {%- endfor %}
     {#- old relations dependents first (results are in build order): an old view must go before the
         relations it reads; one that this build does not replace makes the drop fail (no cascade), and
         then nothing is published -#}
-    {%- for node in built | reverse %}
+    {%- for node in replaced | reverse %}
         {%- set old = adapter.get_relation(
             database=node.database, schema=live_schema(node.schema), identifier=node.alias
         ) -%}
@@ -137,9 +175,17 @@
     drop {{ old.type | replace('_', ' ') }} {{ old }};
         {%- endif %}
     {%- endfor %}
-    {%- for node in built %}
+    {%- for node in replaced %}
     alter table {{ adapter.quote(node.schema) }}.{{ adapter.quote(node.alias) }} set schema {{ adapter.quote(live_schema(node.schema)) }};
     {%- endfor %}
+    {#- the tables of an incremental build must come from one build: when some of them are published
+        without the plan that records their batches, the next build starts from scratch -#}
+    {%- set state = incremental_state_models() -%}
+    {%- set published = built | map(attribute='unique_id') | list -%}
+    {%- if published | select('in', state) | list and ('model.' ~ project_name ~ '.int_build_plan') not in published %}
+        {%- set plan_node = graph.nodes['model.' ~ project_name ~ '.int_build_plan'] %}
+    drop table if exists {{ adapter.quote(live_schema(plan_node.schema)) }}.{{ adapter.quote(plan_node.alias) }};
+    {%- endif %}
     {%- for schema in staging_schemas() %}
     drop schema if exists {{ adapter.quote(schema) }} cascade;
     {%- endfor %}

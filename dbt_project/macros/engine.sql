@@ -205,3 +205,50 @@ where (shiftright(mask, type_rank - 1) & 1) <> 0
     {%- endfor %}
 )
 {%- endmacro %}
+
+{# integer division of non-negative integers #}
+{% macro integer_division(a, b) -%}
+{{ return(adapter.dispatch('integer_division', 'sherliic')(a, b)) }}
+{%- endmacro %}
+{% macro default__integer_division(a, b) -%}
+(({{ a }}) / ({{ b }}))
+{%- endmacro %}
+{% macro spark__integer_division(a, b) -%}
+(({{ a }}) div ({{ b }}))
+{%- endmacro %}
+
+{# the second factor of a mask_product: bit j set iff some (i, j) bit is set in the product #}
+{% macro second_factor(product, width) -%}
+(
+    {%- for i in range(width) %}
+    (({{ product }} >> {{ i * width }}) & {{ 2 ** width - 1 }})
+    {{- ' |' if not loop.last }}
+    {%- endfor %}
+)
+{%- endmacro %}
+
+{# pre-hook of models whose aggregates Postgres mis-sizes: group by hashing, never by sorting (a
+   misestimate of 10⁵× made it sort 12M rows at 5M instances and spill them to disk); no-op elsewhere #}
+{% macro hash_aggregates_only() -%}
+{{ return(adapter.dispatch('hash_aggregates_only', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__hash_aggregates_only() -%}
+set local enable_sort = off
+{%- endmacro %}
+{% macro spark__hash_aggregates_only() -%}
+select 1
+{%- endmacro %}
+
+{# pre-hook of models whose joins must run in the order they are written (Postgres: the join order
+   search otherwise trusts estimates that bit tests make 10⁴× too small, and joined the entity keys
+   after the 12M-row expansion to typed relations instead of before); no-op elsewhere #}
+{% macro joins_in_written_order() -%}
+{{ return(adapter.dispatch('joins_in_written_order', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__joins_in_written_order() -%}
+set local join_collapse_limit = 1;
+set local from_collapse_limit = 1
+{%- endmacro %}
+{% macro spark__joins_in_written_order() -%}
+select 1
+{%- endmacro %}

@@ -1,79 +1,69 @@
-{% macro typing_size_parts(pairs, group_columns, instances_column=none) %}
-    {#- The parts that sum to the sizes of typed relations |T|, |π1(T)|, |π2(T)| (paper §2.2): classes
-        of entity pairs that carry type-rank masks (columns arg1_entity_id,
-        arg2_entity_id, arg1_mask, arg2_mask; bit r-1 = the slot's type of rank r). A typing (s, u)
-        holds a pair iff bit s-1 of arg1_mask and bit u-1 of arg2_mask are set, and a first argument
-        x is in π1 of the typing iff its own mask admits s and the OR of its partners' masks admits u.
-        So per group: pairs by (arg1 mask, arg2 mask), first arguments by (own mask, OR of partners'),
-        second arguments by (OR of partners', own mask); summing the classes a typing admits gives
-        |T|, |π1(T)|, |π2(T)| (and its instances) without going back to pairs or entities.
-        Counts are integers: sums of integers aggregate in a bigint, sums of bigints in numeric
-        (several times slower on millions of groups).
-        `pairs` is read three times: pass a table, or a small CTE (Postgres materialises CTEs read
-        more than once). -#}
-    {%- set keys = group_columns | join(',\n        ') %}
+{% macro typing_count_classes(pair_typings, slot_entity_classes) %}
+    {#- The parts that sum to the sizes of typed relations |T|, its instances, |π1(T)| and |π2(T)|
+        (paper §2.2), per relation and pair of type masks (bit r-1 = the slot's type of rank r): a
+        typing (s, u) holds the pairs of the classes whose arg1_mask has bit s-1 and arg2_mask bit u-1,
+        the first arguments of the classes with s in their own and u in their partners' mask, the second
+        arguments of those with u in their own and s in their partners' mask.
+        pair_typings: rows of int_relation_pair_typings; slot_entity_classes: rows of
+        int_slot_entity_classes (each read once). Counts are integers: sums of integers aggregate in a
+        bigint, sums of bigints in numeric (several times slower on millions of groups). -#}
     select
-        {{ keys }},
+        rel_id,
         arg1_mask,
         arg2_mask,
-        cast(sum(n_pairs) as integer) as n_pairs,
+        cast(count(*) as integer) as n_pairs,
         sum(n_instances) as n_instances,
-        cast(sum(n_arg1) as integer) as n_arg1_entities,
-        cast(sum(n_arg2) as integer) as n_arg2_entities
+        0 as n_arg1_entities,
+        0 as n_arg2_entities
 
-    from (
-
-        select
-            {{ keys }},
-            arg1_mask,
-            arg2_mask,
-            cast(count(*) as integer) as n_pairs,
-            {{ 'sum(' ~ instances_column ~ ')' if instances_column else 'cast(0 as bigint)' }} as n_instances,
-            0 as n_arg1,
-            0 as n_arg2
-
-        from {{ pairs }}
-        group by
-            {{ keys }},
-            arg1_mask,
-            arg2_mask
-
-        union all
-
-        select
-            {{ keys }},
-            max(arg1_mask) as arg1_mask,
-            bit_or(arg2_mask) as arg2_mask,
-            0 as n_pairs,
-            0 as n_instances,
-            1 as n_arg1,
-            0 as n_arg2
-
-        from {{ pairs }}
-        group by
-            {{ keys }},
-            arg1_entity_id
-
-        union all
-
-        select
-            {{ keys }},
-            bit_or(arg1_mask) as arg1_mask,
-            max(arg2_mask) as arg2_mask,
-            0 as n_pairs,
-            0 as n_instances,
-            0 as n_arg1,
-            1 as n_arg2
-
-        from {{ pairs }}
-        group by
-            {{ keys }},
-            arg2_entity_id
-
-    ) as class_rows
-
+    from {{ pair_typings }}
     group by
-        {{ keys }},
+        rel_id,
         arg1_mask,
         arg2_mask
+
+    union all
+
+    select
+        rel_id,
+        case when slot = 1 then type_mask else partner_mask end as arg1_mask,
+        case when slot = 1 then partner_mask else type_mask end as arg2_mask,
+        0 as n_pairs,
+        0 as n_instances,
+        cast(case when slot = 1 then count(*) else 0 end as integer) as n_arg1_entities,
+        cast(case when slot = 2 then count(*) else 0 end as integer) as n_arg2_entities
+
+    from {{ slot_entity_classes }}
+    group by
+        rel_id,
+        slot,
+        type_mask,
+        partner_mask
+{% endmacro %}
+
+{% macro typing_class_sums(typings, count_classes) %}
+    {#- The sizes of each typing (rel_id, type_a, type_b, type_rank_a, type_rank_b) of `typings`: the sums
+        of the count classes of its relation that admit it -#}
+    select
+        {{ typings }}.rel_id,
+        {{ typings }}.type_a,
+        {{ typings }}.type_b,
+        {{ typings }}.type_rank_a,
+        {{ typings }}.type_rank_b,
+        sum({{ count_classes }}.n_pairs) as n_entity_pairs,
+        sum({{ count_classes }}.n_instances) as n_instances,
+        sum({{ count_classes }}.n_arg1_entities) as n_arg1_entities,
+        sum({{ count_classes }}.n_arg2_entities) as n_arg2_entities
+
+    from {{ typings }}
+    inner join {{ count_classes }}
+        on {{ typings }}.rel_id = {{ count_classes }}.rel_id
+    where {{ bit_is_set(count_classes ~ '.arg1_mask', typings ~ '.type_rank_a - 1') }}
+        and {{ bit_is_set(count_classes ~ '.arg2_mask', typings ~ '.type_rank_b - 1') }}
+    group by
+        {{ typings }}.rel_id,
+        {{ typings }}.type_a,
+        {{ typings }}.type_b,
+        {{ typings }}.type_rank_a,
+        {{ typings }}.type_rank_b
 {% endmacro %}

@@ -5,12 +5,13 @@ models are linted with the jinja templater instead. Its dbt builtins cover ref, 
 is_incremental; this adds what the project's macros use: ``var`` with the values of dbt_project.yml
 (so loops over ``top_k_types`` render as in a real build), ``adapter.dispatch`` (the ``postgres__`` or
 ``default__`` variant, as dbt-postgres resolves it), ``dbt.type_*``, ``exceptions``, ``target`` (the
-default build's schema), and ``builtins.ref``
-with ``execute`` false (the project overrides ``ref``: macros/atomic_publish.sql).
+default build's schema), ``invocation_id``, ``local_md5``, and ``builtins.ref`` with ``execute`` false (the
+project overrides ``ref``: macros/atomic_publish.sql).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -72,15 +73,22 @@ class _Target:
     """dbt's `target` of the default build on Postgres (macros/current_build_name.sql reads its schema)."""
 
     type = "postgres"
+    name = "default"
     schema = "warehouse"
 
 
+def local_md5(value: str) -> str:
+    """dbt's local_md5(): the md5 hex digest of a string."""
+    return hashlib.md5(value.encode()).hexdigest()
+
+
 adapter = _Adapter()
+target = _Target()
+invocation_id = "00000000-0000-0000-0000-000000000000"  # dbt's id of the invocation (a build records it)
 builtins = _Builtins()
 execute = False  # dbt's parse phase: the ref override returns builtins.ref's relation unchanged
 dbt = _Dbt()
 exceptions = _Exceptions()
-target = _Target()
 
 
 def tojson(value: Any, default: Any = None) -> str:

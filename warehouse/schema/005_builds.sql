@@ -29,4 +29,8 @@ create table if not exists builds.builds (
     error            text,                               -- the line that says why it failed
     wrapper_pid      integer                             -- the sherliic-dbt process that ran it
 );
+-- how the graph was built (Postgres): incremental (from the new batches only) or full, and the one line
+-- that says why (int_build_plan; macros/incremental.sql); null when the build did not build the graph
+alter table builds.builds add column if not exists incremental boolean;
+alter table builds.builds add column if not exists build_plan text;
 create index if not exists builds_by_name on builds.builds (build_name, build_id);

@@ -1,23 +1,59 @@
-{{ config(pre_hook=["{{ analyze_sources() }}", "{{ heavy_model_settings() }}"], post_hook="{{ analyze_table() }}") }}
--- E: every entity that is an argument of a loaded relation instance, with a compact integer key.
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='entity_id',
+    pre_hook=["{{ analyze_sources() }}", "{{ heavy_model_settings() }}"],
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- E: every entity that is an argument of a loaded relation instance, with a compact integer key,
+-- numbered by the first batch the entity occurs in, then by source id (see int_relation_keys).
 -- Integer keys early: every later join and group-by runs on 4-byte ints instead of text ids.
+-- Incremental: the arguments of the new batches, as in int_relation_keys.
 with
 
-instances as (
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+arg1_instances as (
 
     select
-        arg1_entity_id,
+        batch_id,
+        arg1_entity_id
+
+    from {{ ref('int_loaded_relation_instances') }}
+    {%- if plan.incremental %}
+    where batch_id > {{ plan.previous_max_batch_id }}
+    {%- endif %}
+
+),
+
+arg2_instances as (
+
+    select
+        batch_id,
         arg2_entity_id
 
     from {{ ref('int_loaded_relation_instances') }}
+    {%- if plan.incremental %}
+    where batch_id > {{ plan.previous_max_batch_id }}
+    {%- endif %}
 
 ),
 
 arguments as (
 
-    select arg1_entity_id as source_entity_id from instances
+    select
+        arg1_entity_id as source_entity_id,
+        batch_id
+
+    from arg1_instances
+
     union all
-    select arg2_entity_id as source_entity_id from instances
+
+    select
+        arg2_entity_id as source_entity_id,
+        batch_id
+
+    from arg2_instances
 
 ),
 
@@ -25,6 +61,7 @@ counted as (
 
     select
         source_entity_id,
+        min(batch_id) as first_batch_id,
         count(*) as n_instances
 
     from arguments
@@ -32,15 +69,64 @@ counted as (
 
 ),
 
+{% if plan.incremental %}
+previous_keys as (
+
+    select * from {{ previous_relation(this) }}
+
+),
+
+previous_bounds as (
+
+    select coalesce(max(entity_id), 0) as max_entity_id
+    from previous_keys
+
+),
+
+updated as (
+
+    select
+        previous_keys.entity_id,
+        counted.source_entity_id,
+        coalesce(previous_keys.first_batch_id, counted.first_batch_id) as first_batch_id,
+        coalesce(previous_keys.n_instances, 0) + counted.n_instances as n_instances
+
+    from counted
+    left join previous_keys
+        on counted.source_entity_id = previous_keys.source_entity_id
+
+),
+
 keyed as (
 
     select
-        cast(row_number() over (order by source_entity_id) as integer) as entity_id,
+        coalesce(
+            updated.entity_id,
+            cast(previous_bounds.max_entity_id + row_number() over (
+                partition by updated.entity_id is null
+                order by updated.first_batch_id, updated.source_entity_id
+            ) as integer)
+        ) as entity_id,
+        updated.source_entity_id,
+        updated.first_batch_id,
+        updated.n_instances
+
+    from updated
+    cross join previous_bounds
+
+)
+{% else %}
+keyed as (
+
+    select
+        cast(row_number() over (order by first_batch_id, source_entity_id) as integer) as entity_id,
         source_entity_id,
+        first_batch_id,
         n_instances
 
     from counted
 
 )
+{% endif %}
 
 select * from keyed

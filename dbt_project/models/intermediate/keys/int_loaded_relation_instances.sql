@@ -1,6 +1,6 @@
 {{ config(materialized='view') }}
--- The relation instances the graph is built from: those of loaded batches (a view, as the staging
--- model it filters was: the keys models read it once each).
+-- The relation instances the graph is built from: those of the build's batches (a view: the keys
+-- models read it once each).
 with
 
 instances as (
@@ -9,9 +9,9 @@ instances as (
 
 ),
 
-load_batches as (
+build_batches as (
 
-    select * from {{ ref('stg_extract__load_batches') }}
+    select * from {{ ref('int_build_batches') }}
 
 ),
 
@@ -27,9 +27,8 @@ loaded as (
         instances.subject_side
 
     from instances
-    inner join load_batches
-        on instances.batch_id = load_batches.batch_id
-    where load_batches.is_loaded
+    inner join build_batches
+        on instances.batch_id = build_batches.batch_id
 
 )
 

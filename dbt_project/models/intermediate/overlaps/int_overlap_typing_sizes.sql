@@ -1,28 +1,97 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='relation_pair_id',
+    reset_relations_on=[relation_pair_premise('relation_pair_id'), relation_pair_hypothesis('relation_pair_id')],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set k = var('top_k_types') | int -%}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Step 1 of the typed overlaps (int_typed_overlaps): for every overlapping relation pair (A, B,
 -- alignment), the typings of A and of B whose share of the overlap can still pass criteria 2-3.
--- A typed overlap a∩b is a subset of O ∩ a (O = the untyped overlap, int_relation_overlaps), so
--- |O ∩ a|, |π1(O ∩ a)| and |π2(O ∩ a)| bound |a∩b| and its projections: typings of either side below
--- r_min are dropped before they are paired (the pairing is what multiplies rows). The counts are
--- summed over size parts of the overlap pairs' masks (macro typing_size_parts), not over
--- pairs. A separate table so that the planner knows its size when int_typed_overlaps pairs them.
+-- A typed overlap a∩b is a subset of O' ∩ a (O' = the pairs of the untyped overlap that some typing of
+-- B admits: the only ones a∩b can hold), so |O' ∩ a|, |π1(O' ∩ a)| and |π2(O' ∩ a)| bound |a∩b| and its
+-- projections: typings of either side below r_min are dropped before they are paired (the pairing is
+-- what multiplies rows). Summed from the count classes (int_overlap_classes) projected on one side's
+-- masks: the first factors of the combinations for A, the second ones for B. A table of its own so
+-- that the planner knows its size when int_typed_overlaps pairs the typings (as a CTE it was estimated
+-- at a few rows and joined the wrong way round).
+-- Incremental: the relation pairs whose classes changed, and those of a relation with a typed relation
+-- that became eligible (|π1|, |π2| ≥ r_min for the first time).
 with
 
-overlap_masks as (
+{% if plan.incremental %}
+changed_typings as (
 
-    select * from {{ ref('int_overlap_pair_typings') }}
+    select * from {{ delta_relation(ref('int_typed_relations')) }}
+    where {{ is_not_retyped_relation('rel_id') }}
+        and {{ can_reach_projection_bound(delta_relation(ref('int_typed_relations'))) }}
 
 ),
 
-relation_pairs as (
+previous_typings as (
 
-    select distinct
-        relation_pair_id,
-        premise_rel_id,
-        hypothesis_rel_id,
-        alignment
+    select * from {{ previous_table('int_typed_relations') }}
 
-    from {{ ref('int_overlap_pair_typings') }}
+),
+
+newly_eligible_relations as (
+
+    select distinct changed_typings.rel_id
+    from changed_typings
+    left join previous_typings
+        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    where previous_typings.typed_rel_id is null
+        or not ({{ can_reach_projection_bound('previous_typings') }})
+
+),
+
+all_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+
+),
+
+affected_relation_pairs as (
+
+    select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
+
+    union
+
+    select relation_pair_id from all_classes
+    where {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+        or {{ relation_pair_hypothesis('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+
+),
+{% endif %}
+
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+relation_pair_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
+
+),
+
+premise_side_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
+
+),
+
+hypothesis_side_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
@@ -35,7 +104,20 @@ typed_relations as (
 -- at most 2^k · k rows: read twice, materialised for free
 mask_ranks as (
 
-    {{ mask_rank_table(var('top_k_types') | int) }}
+    {{ mask_rank_table(k) }}
+
+),
+
+relation_pairs as (
+
+    select
+        relation_pair_id,
+        {{ relation_pair_premise('relation_pair_id') }} as premise_rel_id,
+        {{ relation_pair_hypothesis('relation_pair_id') }} as hypothesis_rel_id,
+        {{ relation_pair_alignment('relation_pair_id') }} as alignment
+
+    from relation_pair_classes
+    group by relation_pair_id
 
 ),
 
@@ -52,72 +134,53 @@ eligible_typings as (
 
 ),
 
--- every overlap pair seen from each side: the premise's masks of x and y, and the hypothesis'
-side_pairs as (
+-- the classes seen from each side: A's masks of x and y (first factors), and B's (second factors)
+side_class_rows as (
 
     select
         relation_pair_id,
         true as is_premise,
-        arg1_entity_id,
-        arg2_entity_id,
-        arg1_premise_mask as arg1_mask,
-        arg2_premise_mask as arg2_mask
+        {{ first_factor('arg1_combinations', k) }} as arg1_mask,
+        {{ first_factor('arg2_combinations', k) }} as arg2_mask,
+        n_pairs,
+        n_arg1 as n_arg1_entities,
+        n_arg2 as n_arg2_entities
 
-    from overlap_masks
+    from premise_side_classes
 
     union all
 
     select
         relation_pair_id,
         false as is_premise,
-        arg1_entity_id,
-        arg2_entity_id,
-        arg1_hypothesis_mask as arg1_mask,
-        arg2_hypothesis_mask as arg2_mask
+        {{ second_factor('arg1_combinations', k) }} as arg1_mask,
+        {{ second_factor('arg2_combinations', k) }} as arg2_mask,
+        n_pairs,
+        n_arg1 as n_arg1_entities,
+        n_arg2 as n_arg2_entities
 
-    from overlap_masks
+    from hypothesis_side_classes
 
 ),
 
--- size parts of each side (side_pairs is small enough to be materialised once)
+-- classes with equal masks on a side merged before their masks are exploded to ranks
 side_classes as (
 
-    {{ typing_size_parts('side_pairs', ['relation_pair_id', 'is_premise']) }}
-
-),
-
--- the typings of each side with the ranks of the slot types x and y fill (a crossed hypothesis has
--- x in its second slot)
-side_typings as (
-
     select
-        relation_pairs.relation_pair_id,
-        relation_pairs.premise_rel_id,
-        relation_pairs.hypothesis_rel_id,
-        relation_pairs.alignment,
-        sides.is_premise,
-        eligible_typings.typed_rel_id,
-        case when sides.is_premise or relation_pairs.alignment = 'straight'
-                then eligible_typings.type_rank_a
-            else eligible_typings.type_rank_b
-        end as arg1_type_rank,
-        case when sides.is_premise or relation_pairs.alignment = 'straight'
-                then eligible_typings.type_rank_b
-            else eligible_typings.type_rank_a
-        end as arg2_type_rank
+        relation_pair_id,
+        is_premise,
+        arg1_mask,
+        arg2_mask,
+        sum(n_pairs) as n_pairs,
+        sum(n_arg1_entities) as n_arg1_entities,
+        sum(n_arg2_entities) as n_arg2_entities
 
-    -- two constant rows in a subquery (kept as tuned, docs/performance.md)
-    from relation_pairs
-    cross join (  -- noqa: ST05
-        select true as is_premise
-        union all
-        select false as is_premise
-    ) as sides
-    inner join eligible_typings
-        on eligible_typings.rel_id = case when sides.is_premise
-                then relation_pairs.premise_rel_id
-            else relation_pairs.hypothesis_rel_id
-        end
+    from side_class_rows
+    group by
+        relation_pair_id,
+        is_premise,
+        arg1_mask,
+        arg2_mask
 
 ),
 
@@ -150,20 +213,51 @@ side_rank_counts as (
 
 ),
 
-side_survivors as (
+-- the typings of each side with the ranks of the slot types x and y fill (a crossed hypothesis has
+-- x in its second slot)
+side_typings as (
+
+    select
+        relation_pairs.relation_pair_id,
+        relation_pairs.alignment,
+        sides.is_premise,
+        eligible_typings.typed_rel_id,
+        case when sides.is_premise or relation_pairs.alignment = 'straight'
+                then eligible_typings.type_rank_a
+            else eligible_typings.type_rank_b
+        end as arg1_type_rank,
+        case when sides.is_premise or relation_pairs.alignment = 'straight'
+                then eligible_typings.type_rank_b
+            else eligible_typings.type_rank_a
+        end as arg2_type_rank
+
+    -- two constant rows in a subquery (kept as tuned, docs/performance.md)
+    from relation_pairs
+    cross join (  -- noqa: ST05
+        select true as is_premise
+        union all
+        select false as is_premise
+    ) as sides
+    inner join eligible_typings
+        on eligible_typings.rel_id = case when sides.is_premise
+                then relation_pairs.premise_rel_id
+            else relation_pairs.hypothesis_rel_id
+        end
+
+),
+
+final as (
 
     select
         side_typings.relation_pair_id,
-        side_typings.premise_rel_id,
-        side_typings.hypothesis_rel_id,
         side_typings.alignment,
         side_typings.is_premise,
         side_typings.typed_rel_id,
         side_typings.arg1_type_rank,
         side_typings.arg2_type_rank,
-        side_rank_counts.n_pairs,
-        side_rank_counts.n_arg1_entities,
-        side_rank_counts.n_arg2_entities
+        cast(side_rank_counts.n_pairs as integer) as n_pairs,
+        cast(side_rank_counts.n_arg1_entities as integer) as n_arg1_entities,
+        cast(side_rank_counts.n_arg2_entities as integer) as n_arg2_entities
 
     from side_rank_counts
     inner join side_typings
@@ -174,4 +268,4 @@ side_survivors as (
 
 )
 
-select * from side_survivors
+select * from final

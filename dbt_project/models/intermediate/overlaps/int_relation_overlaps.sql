@@ -1,70 +1,326 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
--- Untyped stage of A∩B (paper §2.3): the entity pairs shared by two relations of DIFFERENT paths,
--- for relation pairs whose untyped overlap can still pass criteria 2-3 (every typed overlap is a
--- subset of its untyped one). int_typed_overlaps expands these pairs to typed relations.
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['relation_pair_id', 'arg1_entity_id', 'arg2_entity_id'],
+    reset_relations_on=['premise_rel_id', 'hypothesis_rel_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
+-- Untyped stage of A∩B (paper §2.3): the entity pairs shared by two relations of DIFFERENT paths, for
+-- relation pairs whose untyped overlap can still pass criteria 2-3 (every typed overlap is a subset of
+-- its untyped one), with the type masks the typed stage counts from.
 -- Both alignments: straight A(x,y) ⇒ B(x,y): A∩B = A ∩ B; crossed A(x,y) ⇒ B(y,x):
--- A∩B = {(x,y) ∈ A : (y,x) ∈ B}; (arg1, arg2) is in the premise's orientation,
--- hypothesis_arg1/2 in the hypothesis'. Same-path pairs are skipped: the paper drops premises with
--- the hypothesis' path before the top-N cut, so they can never be InfCands.
--- Each unordered relation pair appears once, with premise_rel_id < hypothesis_rel_id: the rule in the
--- other direction has the same overlap (reversed when crossed), so int_typed_overlaps counts it once
--- and adds the mirrored rule (half the work of this and the typed stage).
+-- A∩B = {(x,y) ∈ A : (y,x) ∈ B}; (arg1, arg2) is in the premise's orientation. Same-path pairs are
+-- skipped: the paper drops premises with the hypothesis' path before the top-N cut, so they can never
+-- be InfCands. Each unordered relation pair appears once, with premise_rel_id < hypothesis_rel_id: the
+-- rule in the other direction has the same overlap (reversed when crossed), so int_typed_overlaps
+-- counts it once and adds the mirrored rule (half the work of this and the typed stage).
+--
+-- Masks (int_relation_pair_typings): arg1_premise_mask / arg2_premise_mask are the premise's masks of
+-- x and y; arg1_hypothesis_mask / arg2_hypothesis_mask the hypothesis' masks of the slots x and y fill
+-- there (slots 1 and 2 straight, 2 and 1 crossed). Pairs of relations below r_min and pairs in no
+-- typing are not in int_relation_pair_typings, so they are in no overlap here either.
 --
 -- Why the steps (a naive typed self-join on the pair explodes on hub pairs and spills):
---   1. eligible_pairs: only pairs of typed relations that could still reach the r_min bounds
---      (|T| ≥ r_min is already true; also |π1(T)|, |π2(T)| ≥ r_min), as integer keys.
---   2. shared_keys: only unordered pairs {x,y} seen in ≥ 2 relations can be in any overlap of two
+--   1. shared_keys: only unordered pairs {x,y} seen in ≥ 2 relations can be in any overlap of two
 --      different relations (covers straight and crossed) - most pairs occur in one relation only.
---   3. relation_overlaps: overlaps on UNTYPED relations first (one row per shared pair and relation
+--   2. relation_overlaps: overlaps on UNTYPED relations first (one row per shared pair and relation
 --      pair instead of one per typing pair, up to (k+1)² times fewer), pruned by the r_min bounds;
 --      every typed overlap is a subset of its untyped one, so nothing valid is lost.
---   4. relation_overlap_pairs: only the A∩B pairs of surviving relation pairs go on to be expanded to
---      typings (int_typed_overlaps); joining whole typed relations per surviving relation pair instead
---      multiplied big relations by their number of partners.
+--   3. only the A∩B pairs of surviving relation pairs go on to be expanded to typings.
 -- A separate table (not a CTE) so the planner has statistics for the typed stage.
+--
+-- Incremental: the pairs new to the graph and every pair of a relation whose slot types changed are
+-- matched with every pair of the graph (on the unordered pair); a relation pair that had survived the
+-- bounds gets its new shared pairs added, one with a relation whose slot types changed gets all of
+-- them again (they are all among the matches), and one that had not survived is counted from scratch
+-- from its two relations' pairs.
 with
+{% if plan.incremental %}
+driving_pairs as (
 
-typed_pairs as (
-
-    select * from {{ ref('int_typed_relation_pairs') }}
-
-),
-
-typed_relations as (
-
-    select * from {{ ref('int_typed_relations') }}
+    select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
+    where {{ is_retyped_relation('rel_id') }}
+        or first_batch_id > {{ plan.previous_max_batch_id }}
 
 ),
 
-eligible_typed_pairs as (
+graph_pairs as (
 
-    {{ eligible_typed_pairs('typed_pairs', 'typed_relations') }}
+    select * from {{ ref('int_relation_pair_typings') }}
 
 ),
 
-eligible_pairs as (
+matches as (
+
+    select
+        driving_pairs.rel_id as driving_rel_id,
+        driving_pairs.arg1_entity_id as driving_arg1_entity_id,
+        driving_pairs.arg2_entity_id as driving_arg2_entity_id,
+        driving_pairs.arg1_mask as driving_arg1_mask,
+        driving_pairs.arg2_mask as driving_arg2_mask,
+        graph_pairs.rel_id as other_rel_id,
+        graph_pairs.arg1_entity_id as other_arg1_entity_id,
+        graph_pairs.arg2_entity_id as other_arg2_entity_id,
+        graph_pairs.arg1_mask as other_arg1_mask,
+        graph_pairs.arg2_mask as other_arg2_mask
+
+    from driving_pairs
+    inner join graph_pairs
+        on
+        least(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
+        = least(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
+        and greatest(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
+        = greatest(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
+        and driving_pairs.rel_id <> graph_pairs.rel_id
+
+),
+
+-- each match as a shared pair of the relation pair (lower rel_id = premise), in the premise's
+-- orientation: straight when both have the pair the same way round, crossed when reversed
+matched_pairs as (
+
+    select
+        case when driving_rel_id < other_rel_id then driving_rel_id else other_rel_id end as premise_rel_id,
+        case when driving_rel_id < other_rel_id then other_rel_id else driving_rel_id end as hypothesis_rel_id,
+        'straight' as alignment,
+        driving_arg1_entity_id as arg1_entity_id,
+        driving_arg2_entity_id as arg2_entity_id,
+        case when driving_rel_id < other_rel_id then driving_arg1_mask else other_arg1_mask end as arg1_premise_mask,
+        case when driving_rel_id < other_rel_id then driving_arg2_mask else other_arg2_mask end as arg2_premise_mask,
+        case when driving_rel_id < other_rel_id then other_arg1_mask else driving_arg1_mask end
+            as arg1_hypothesis_mask,
+        case when driving_rel_id < other_rel_id then other_arg2_mask else driving_arg2_mask end
+            as arg2_hypothesis_mask
+
+    from matches
+    where driving_arg1_entity_id = other_arg1_entity_id
+        and driving_arg2_entity_id = other_arg2_entity_id
+
+    union all
+
+    -- x fills the hypothesis' second slot and y its first
+    select
+        case when driving_rel_id < other_rel_id then driving_rel_id else other_rel_id end as premise_rel_id,
+        case when driving_rel_id < other_rel_id then other_rel_id else driving_rel_id end as hypothesis_rel_id,
+        'crossed' as alignment,
+        case when driving_rel_id < other_rel_id then driving_arg1_entity_id else other_arg1_entity_id end
+            as arg1_entity_id,
+        case when driving_rel_id < other_rel_id then driving_arg2_entity_id else other_arg2_entity_id end
+            as arg2_entity_id,
+        case when driving_rel_id < other_rel_id then driving_arg1_mask else other_arg1_mask end as arg1_premise_mask,
+        case when driving_rel_id < other_rel_id then driving_arg2_mask else other_arg2_mask end as arg2_premise_mask,
+        case when driving_rel_id < other_rel_id then other_arg2_mask else driving_arg2_mask end
+            as arg1_hypothesis_mask,
+        case when driving_rel_id < other_rel_id then other_arg1_mask else driving_arg1_mask end
+            as arg2_hypothesis_mask
+
+    from matches
+    where driving_arg1_entity_id = other_arg2_entity_id
+        and driving_arg2_entity_id = other_arg1_entity_id
+
+),
+
+-- a pair can be found from both sides (both new)
+candidate_members as (
 
     select distinct
-        rel_id,
-        arg1_entity_id,
-        arg2_entity_id,
-        least(arg1_entity_id, arg2_entity_id) as low_entity_id,
-        greatest(arg1_entity_id, arg2_entity_id) as high_entity_id
+        {{ relation_pair_id('premise_rel_id', 'hypothesis_rel_id', 'alignment') }} as relation_pair_id,
+        matched_pairs.*
 
-    from eligible_typed_pairs
+    from matched_pairs
+
+),
+
+previous_members as (
+
+    select * from {{ previous_relation(this) }}
+
+),
+
+candidate_relation_pairs as (
+
+    select distinct
+        candidate_members.relation_pair_id,
+        candidate_members.premise_rel_id,
+        candidate_members.hypothesis_rel_id,
+        candidate_members.alignment,
+        {{ is_retyped_relation('candidate_members.premise_rel_id') }}
+        or {{ is_retyped_relation('candidate_members.hypothesis_rel_id') }}
+            as is_retyped
+
+    from candidate_members
+
+),
+
+classified_relation_pairs as (
+
+    select
+        candidate_relation_pairs.*,
+        candidate_relation_pairs.relation_pair_id in (select previous_members.relation_pair_id from previous_members)
+            as had_survived
+
+    from candidate_relation_pairs
+
+),
+
+-- relation pairs counted from scratch: new candidates of two relations whose slot types did not change
+scratch_relation_pairs as (
+
+    select * from classified_relation_pairs
+    where not is_retyped
+        and not had_survived
+
+),
+
+scratch_relations as (
+
+    select premise_rel_id as rel_id from scratch_relation_pairs
+    union
+    select hypothesis_rel_id as rel_id from scratch_relation_pairs
+
+),
+
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+scratch_premise_pairs as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
+    where rel_id in (select scratch_relations.rel_id from scratch_relations)
+
+),
+
+scratch_hypothesis_pairs as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
+    where rel_id in (select scratch_relations.rel_id from scratch_relations)
+
+),
+
+-- the shared pairs of the scratch relations, then those of the scratch relation pairs
+scratch_joined as (
+
+    select
+        premise.rel_id as premise_rel_id,
+        hypothesis.rel_id as hypothesis_rel_id,
+        'straight' as alignment,
+        premise.arg1_entity_id,
+        premise.arg2_entity_id,
+        premise.arg1_mask as arg1_premise_mask,
+        premise.arg2_mask as arg2_premise_mask,
+        hypothesis.arg1_mask as arg1_hypothesis_mask,
+        hypothesis.arg2_mask as arg2_hypothesis_mask
+
+    from scratch_premise_pairs as premise
+    inner join scratch_hypothesis_pairs as hypothesis
+        on premise.arg1_entity_id = hypothesis.arg1_entity_id
+        and premise.arg2_entity_id = hypothesis.arg2_entity_id
+        and premise.rel_id < hypothesis.rel_id
+
+    union all
+
+    -- x fills the hypothesis' second slot and y its first
+    select
+        premise.rel_id as premise_rel_id,
+        hypothesis.rel_id as hypothesis_rel_id,
+        'crossed' as alignment,
+        premise.arg1_entity_id,
+        premise.arg2_entity_id,
+        premise.arg1_mask as arg1_premise_mask,
+        premise.arg2_mask as arg2_premise_mask,
+        hypothesis.arg2_mask as arg1_hypothesis_mask,
+        hypothesis.arg1_mask as arg2_hypothesis_mask
+
+    from scratch_premise_pairs as premise
+    inner join scratch_hypothesis_pairs as hypothesis
+        on premise.arg1_entity_id = hypothesis.arg2_entity_id
+        and premise.arg2_entity_id = hypothesis.arg1_entity_id
+        and premise.rel_id < hypothesis.rel_id
+
+),
+
+scratch_members as (
+
+    select
+        scratch_relation_pairs.relation_pair_id,
+        scratch_joined.*
+
+    from scratch_joined
+    inner join scratch_relation_pairs
+        on scratch_joined.premise_rel_id = scratch_relation_pairs.premise_rel_id
+        and scratch_joined.hypothesis_rel_id = scratch_relation_pairs.hypothesis_rel_id
+        and scratch_joined.alignment = scratch_relation_pairs.alignment
+
+),
+
+-- complete member lists of the relation pairs that must pass the bounds again
+recounted_members as (
+
+    select candidate_members.*
+    from candidate_members
+    inner join classified_relation_pairs
+        on candidate_members.relation_pair_id = classified_relation_pairs.relation_pair_id
+    where classified_relation_pairs.is_retyped
+
+    union all
+
+    select * from scratch_members
+
+),
+
+recounted_survivors as (
+
+    select relation_pair_id
+    from recounted_members
+    group by relation_pair_id
+    having count(*) >= {{ var('r_min') }}
+        and count(distinct arg1_entity_id) >= {{ var('r_min') }}
+        and count(distinct arg2_entity_id) >= {{ var('r_min') }}
+
+),
+
+final as (
+
+    select candidate_members.*
+    from candidate_members
+    inner join classified_relation_pairs
+        on candidate_members.relation_pair_id = classified_relation_pairs.relation_pair_id
+    where classified_relation_pairs.had_survived
+        and not classified_relation_pairs.is_retyped
+
+    union all
+
+    select recounted_members.*
+    from recounted_members
+    inner join recounted_survivors
+        on recounted_members.relation_pair_id = recounted_survivors.relation_pair_id
+
+)
+{% else %}
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+key_pairs as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
+
+),
+
+relation_pairs as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
 
 ),
 
 shared_keys as (
 
     select
-        low_entity_id,
-        high_entity_id
+        least(arg1_entity_id, arg2_entity_id) as low_entity_id,
+        greatest(arg1_entity_id, arg2_entity_id) as high_entity_id
 
-    from eligible_pairs
+    from key_pairs
     group by
-        low_entity_id,
-        high_entity_id
+        least(arg1_entity_id, arg2_entity_id),
+        greatest(arg1_entity_id, arg2_entity_id)
     having count(distinct rel_id) >= 2
 
 ),
@@ -72,28 +328,31 @@ shared_keys as (
 shared_pairs as (
 
     select
-        eligible_pairs.rel_id,
-        eligible_pairs.arg1_entity_id,
-        eligible_pairs.arg2_entity_id
+        relation_pairs.rel_id,
+        relation_pairs.arg1_entity_id,
+        relation_pairs.arg2_entity_id,
+        relation_pairs.arg1_mask,
+        relation_pairs.arg2_mask
 
-    from eligible_pairs
+    from relation_pairs
     inner join shared_keys
-        on eligible_pairs.low_entity_id = shared_keys.low_entity_id
-        and eligible_pairs.high_entity_id = shared_keys.high_entity_id
+        on least(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.low_entity_id
+        and greatest(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.high_entity_id
 
 ),
 
 relation_joined as (
 
-    -- hypothesis_arg1/2: the pair in the hypothesis' own orientation ((y, x) for crossed)
     select
         premise.rel_id as premise_rel_id,
         hypothesis.rel_id as hypothesis_rel_id,
         'straight' as alignment,
         premise.arg1_entity_id,
         premise.arg2_entity_id,
-        hypothesis.arg1_entity_id as hypothesis_arg1_entity_id,
-        hypothesis.arg2_entity_id as hypothesis_arg2_entity_id
+        premise.arg1_mask as arg1_premise_mask,
+        premise.arg2_mask as arg2_premise_mask,
+        hypothesis.arg1_mask as arg1_hypothesis_mask,
+        hypothesis.arg2_mask as arg2_hypothesis_mask
 
     from shared_pairs as premise
     inner join shared_pairs as hypothesis
@@ -103,14 +362,17 @@ relation_joined as (
 
     union all
 
+    -- x fills the hypothesis' second slot and y its first
     select
         premise.rel_id as premise_rel_id,
         hypothesis.rel_id as hypothesis_rel_id,
         'crossed' as alignment,
         premise.arg1_entity_id,
         premise.arg2_entity_id,
-        hypothesis.arg1_entity_id as hypothesis_arg1_entity_id,
-        hypothesis.arg2_entity_id as hypothesis_arg2_entity_id
+        premise.arg1_mask as arg1_premise_mask,
+        premise.arg2_mask as arg2_premise_mask,
+        hypothesis.arg2_mask as arg1_hypothesis_mask,
+        hypothesis.arg1_mask as arg2_hypothesis_mask
 
     from shared_pairs as premise
     inner join shared_pairs as hypothesis
@@ -125,11 +387,7 @@ relation_overlaps as (
     select
         premise_rel_id,
         hypothesis_rel_id,
-        alignment,
-        -- one integer key per relation pair and alignment: the typed stage joins and groups on it
-        -- (and the planner estimates one column far better than three correlated ones)
-        cast(row_number() over (order by premise_rel_id, hypothesis_rel_id, alignment) as integer)
-            as relation_pair_id
+        alignment
 
     from relation_joined
     group by
@@ -143,10 +401,11 @@ relation_overlaps as (
 ),
 
 -- the untyped A∩B pairs of the surviving relation pairs: only these can be in a typed overlap
-relation_overlap_pairs as (
+final as (
 
     select
-        relation_overlaps.relation_pair_id,
+        {{ relation_pair_id('relation_joined.premise_rel_id', 'relation_joined.hypothesis_rel_id', 'relation_joined.alignment') }}
+            as relation_pair_id,
         relation_joined.*
 
     from relation_joined
@@ -156,5 +415,6 @@ relation_overlap_pairs as (
         and relation_joined.alignment = relation_overlaps.alignment
 
 )
+{% endif %}
 
-select * from relation_overlap_pairs
+select * from final

@@ -1,49 +1,64 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='relation_pair_id',
+    reset_relations_on=[relation_pair_premise('relation_pair_id'), relation_pair_hypothesis('relation_pair_id')],
+    pre_hook=["{{ heavy_model_settings() }}", "{{ hash_aggregates_only() }}"],
+    post_hook="{{ analyze_table() }}",
+) }}
 {%- set k = var('top_k_types') | int -%}
-{%- if k * k > 64 -%}
-    {{ exceptions.raise_compiler_error(
-        "int_typed_overlaps: top_k_types = " ~ k ~ " is not supported; the typed overlap counts pack "
-        ~ "k² (slot type, slot type) combinations into one 64-bit mask, so k must be at most 8") }}
-{%- endif %}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.3: A∩B for typed relations A (premise) and B (hypothesis) of different paths, both
 -- alignments (see int_relation_overlaps), with |A∩B|, |π1(A∩B)|, |π2(A∩B)| and |π1 ∪ π2| (esr's
 -- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
 -- the acceptance filter re-checks them.
 --
--- Scale: nothing joins typed relation members. Whether a pair (x, y) of the untyped overlap O
--- (int_relation_overlaps) is in typing a of A and b of B only depends on the type masks of x and y
--- (int_overlap_pair_typings), and int_overlap_typing_sizes has already dropped the typings whose
--- share of the overlap cannot reach r_min. To test a and b at once, the masks of x are multiplied
--- into one bigint with bit (rank in A − 1)·k + (rank in B − 1) set for every admitted (slot type of
--- A, slot type of B) combination (macro mask_product), likewise for y. Then everything is a count
--- class (relation pair, x combinations, y combinations, weights) that holds for (a, b) iff both
--- combination bits of (a, b) are set:
---   pairs: the pair's own masks, weight 1 in |A∩B|;
---   first arguments: own x masks and the OR of the partners' y masks (the entity is in π1(A∩B) iff
---   some partner is admitted), weight 1 in |π1| and |π1 ∪ π2|; second arguments likewise;
---   entities in both roles: the AND of their two role classes, weight −1 in |π1 ∪ π2| (counted once).
--- Classes meet typing pairs by an equi-join on the premise's slot ranks (the first factor of the
--- combinations, exploded by mask_rank_table), then the exact bit test picks the hypothesis typing.
+-- Scale: nothing joins typed relation members. Everything is summed from the count classes of each
+-- relation pair (int_overlap_classes: masks of x and y multiplied into (slot type of A, slot type of B)
+-- combinations, class weights for |A∩B|, |π1|, |π2| and |π1 ∪ π2|), for the typing pairs whose
+-- sides can reach the bounds (int_overlap_typing_sizes). The classes meet the typing pairs by an
+-- equi-join on the premise's slot ranks (the first factor of the combinations, exploded by
+-- mask_rank_table), then the exact bit test picks the hypothesis typing.
+-- Incremental: the relation pairs whose classes or surviving typings changed: all their typed overlaps.
 with
 
-overlap_masks as (
+{% if plan.incremental %}
+-- used in the incremental branches below (the linter renders the others)
+affected_relation_pairs as (  -- noqa: ST03
 
-    select * from {{ ref('int_overlap_pair_typings') }}
+    select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
+    union
+    select relation_pair_id from {{ delta_relation(ref('int_overlap_typing_sizes')) }}
 
 ),
+{% endif %}
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 premise_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    where is_premise
+    {%- if plan.incremental %}
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
 hypothesis_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    where not is_premise
+    {%- if plan.incremental %}
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
+    {%- endif %}
+
+),
+
+match_classes as (
+
+    select * from {{ ref('int_overlap_classes') }}
+    {%- if plan.incremental %}
+    where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
+    {%- endif %}
 
 ),
 
@@ -70,139 +85,8 @@ typing_pairs as (
     from premise_sides as premise
     inner join hypothesis_sides as hypothesis
         on premise.relation_pair_id = hypothesis.relation_pair_id
-
-),
-
-combination_pairs as (
-
-    select
-        relation_pair_id,
-        arg1_entity_id,
-        arg2_entity_id,
-        {{ mask_product('arg1_premise_mask', 'arg1_hypothesis_mask', k) }} as arg1_combinations,
-        {{ mask_product('arg2_premise_mask', 'arg2_hypothesis_mask', k) }} as arg2_combinations
-
-    from overlap_masks
-
-),
-
--- each entity's classes as a first argument (own, OR of partners) and as a second (OR of partners,
--- own); 0 for a role it does not have
-entity_occurrences as (
-
-    select
-        relation_pair_id,
-        arg1_entity_id as entity_id,
-        arg1_combinations as as_arg1_arg1_combinations,
-        arg2_combinations as as_arg1_arg2_combinations,
-        cast(0 as bigint) as as_arg2_arg1_combinations,
-        cast(0 as bigint) as as_arg2_arg2_combinations
-
-    from combination_pairs
-
-    union all
-
-    select
-        relation_pair_id,
-        arg2_entity_id as entity_id,
-        cast(0 as bigint) as as_arg1_arg1_combinations,
-        cast(0 as bigint) as as_arg1_arg2_combinations,
-        arg1_combinations as as_arg2_arg1_combinations,
-        arg2_combinations as as_arg2_arg2_combinations
-
-    from combination_pairs
-
-),
-
-entity_masks as (
-
-    select
-        relation_pair_id,
-        bit_or(as_arg1_arg1_combinations) as as_arg1_arg1_combinations,
-        bit_or(as_arg1_arg2_combinations) as as_arg1_arg2_combinations,
-        bit_or(as_arg2_arg1_combinations) as as_arg2_arg1_combinations,
-        bit_or(as_arg2_arg2_combinations) as as_arg2_arg2_combinations
-
-    from entity_occurrences
-    group by
-        relation_pair_id,
-        entity_id
-
-),
-
-class_rows as (
-
-    select
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations,
-        1 as n_pairs,
-        0 as n_arg1,
-        0 as n_arg2,
-        0 as n_entities
-
-    from combination_pairs
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg1_arg1_combinations as arg1_combinations,
-        as_arg1_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        1 as n_arg1,
-        0 as n_arg2,
-        1 as n_entities
-
-    from entity_masks
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg2_arg1_combinations as arg1_combinations,
-        as_arg2_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        0 as n_arg1,
-        1 as n_arg2,
-        1 as n_entities
-
-    from entity_masks
-
-    union all
-
-    select
-        relation_pair_id,
-        as_arg1_arg1_combinations & as_arg2_arg1_combinations as arg1_combinations,
-        as_arg1_arg2_combinations & as_arg2_arg2_combinations as arg2_combinations,
-        0 as n_pairs,
-        0 as n_arg1,
-        0 as n_arg2,
-        -1 as n_entities
-
-    from entity_masks
-
-),
-
--- a class with an empty combination mask holds for no typing pair
-count_classes as (
-
-    select
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations,
-        cast(sum(n_pairs) as integer) as n_pairs,
-        cast(sum(n_arg1) as integer) as n_arg1,
-        cast(sum(n_arg2) as integer) as n_arg2,
-        cast(sum(n_entities) as integer) as n_entities
-
-    from class_rows
-    where arg1_combinations <> 0
-        and arg2_combinations <> 0
-    group by
-        relation_pair_id,
-        arg1_combinations,
-        arg2_combinations
+    where premise.is_premise
+        and not hypothesis.is_premise
 
 ),
 
@@ -214,7 +98,7 @@ class_premise_ranks as (
         arg1_mask_ranks.type_rank as premise_arg1_type_rank,
         arg2_mask_ranks.type_rank as premise_arg2_type_rank
 
-    from count_classes
+    from match_classes as count_classes
     inner join mask_ranks as arg1_mask_ranks
         on {{ first_factor('count_classes.arg1_combinations', k) }} = arg1_mask_ranks.mask
     inner join mask_ranks as arg2_mask_ranks
@@ -225,6 +109,7 @@ class_premise_ranks as (
 class_matches as (
 
     select
+        typing_pairs.relation_pair_id,
         typing_pairs.premise_typed_rel_id,
         typing_pairs.hypothesis_typed_rel_id,
         typing_pairs.alignment,
@@ -246,6 +131,7 @@ class_matches as (
 typed_overlaps as (
 
     select
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
@@ -256,6 +142,7 @@ typed_overlaps as (
 
     from class_matches
     group by
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment
@@ -265,6 +152,7 @@ typed_overlaps as (
 canonical_overlaps as (
 
     select
+        relation_pair_id,
         premise_typed_rel_id,
         hypothesis_typed_rel_id,
         alignment,
@@ -289,6 +177,7 @@ final as (
     union all
 
     select
+        relation_pair_id,
         hypothesis_typed_rel_id as premise_typed_rel_id,
         premise_typed_rel_id as hypothesis_typed_rel_id,
         alignment,

@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 -- Paper §2.3 scores for every overlap, plus one flag per acceptance criterion (docs/design.md §5).
 --   P(B|A) = |A∩B|/|A|,  P(B) = |B|/|E|²,  Relv(A,B) = P(B|A)/P(B) = |A∩B|·|E|²/(|A|·|B|)
 --   Relv(A,¬B) = (1 − P(B|A)) / (1 − P(B))

@@ -1,5 +1,12 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
--- τ(e) on entity keys, for the entities of the graph only, from the type rows of loaded batches.
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['entity_id', 'type_name'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- τ(e) on entity keys, for the entities of the graph only, from the type rows of the build's batches.
 -- Sources: the var type_sources (default null = every type_source). With var map_types = true every
 -- type is replaced by its targets in the loaded type maps and unmapped types are dropped (e.g.
 -- Freebase -> FIGER). Types spelled like the top type (var top_type) are dropped: ⊤ already matches
@@ -12,15 +19,20 @@ entity_types as (
 
 ),
 
-load_batches as (
+build_batches as (
 
-    select * from {{ ref('stg_extract__load_batches') }}
+    select * from {{ ref('int_build_batches') }}
 
 ),
 
+-- incremental: the types of the entities new to the graph (from every batch of the build); the plan
+-- ensures no new batch changes the types of an entity already in it
 entity_keys as (
 
     select * from {{ ref('int_entity_keys') }}
+    {%- if plan.incremental %}
+    where first_batch_id > {{ plan.previous_max_batch_id }}
+    {%- endif %}
 
 ),
 
@@ -40,10 +52,9 @@ selected_types as (
         entity_types.type_name
 
     from entity_types
-    inner join load_batches
-        on entity_types.batch_id = load_batches.batch_id
-    where load_batches.is_loaded
-        and {{ type_sources_filter('entity_types.type_source') }}
+    inner join build_batches
+        on entity_types.batch_id = build_batches.batch_id
+    where {{ type_sources_filter('entity_types.type_source') }}
 
 ),
 
@@ -55,9 +66,8 @@ loaded_mappings as (
         type_mappings.target_type
 
     from type_mappings
-    inner join load_batches
-        on type_mappings.batch_id = load_batches.batch_id
-    where load_batches.is_loaded
+    inner join build_batches
+        on type_mappings.batch_id = build_batches.batch_id
 
 ),
 

@@ -1,4 +1,13 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['rel_id', 'arg1_entity_id', 'arg2_entity_id'],
+    reset_relations_on=['rel_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2 as bit masks: pair (x, y) of R is in R's typing (s, u) iff s ∈ τ(x) and u ∈ τ(y), ⊤
 -- matching every entity. arg1_mask has bit r-1 set for every slot-1 type of rank r
 -- (int_slot_types_ranked) that x has, arg2_mask likewise for y and slot 2; the pair's typings are
@@ -6,13 +15,29 @@
 -- sizes, members and typed overlaps are all computed from these masks. Relations below r_min (no
 -- ranked slot types) and pairs with an argument that matches none of its slot's types (in no
 -- typing) are left out.
+-- Incremental: every pair of a relation whose slot types changed (int_retyped_relations), and the
+-- pairs of the others that are new or whose count changed (int_relation_pairs' changed rows).
 with
 
+{% if plan.incremental %}
+relation_pairs as (
+
+    select * from {{ ref('int_relation_pairs') }}
+    where {{ is_retyped_relation('rel_id') }}
+
+    union all
+
+    select * from {{ delta_relation(ref('int_relation_pairs')) }}
+    where {{ is_not_retyped_relation('rel_id') }}
+
+),
+{% else %}
 relation_pairs as (
 
     select * from {{ ref('int_relation_pairs') }}
 
 ),
+{% endif %}
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 slot1_masks as (
@@ -36,6 +61,7 @@ final as (
         relation_pairs.arg1_entity_id,
         relation_pairs.arg2_entity_id,
         relation_pairs.n_instances,
+        relation_pairs.first_batch_id,
         slot1.type_mask as arg1_mask,
         slot2.type_mask as arg2_mask
 

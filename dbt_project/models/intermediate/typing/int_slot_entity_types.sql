@@ -1,22 +1,30 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['rel_id', 'slot', 'entity_id'],
+    reset_relations_on=['rel_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- For each relation, slot and entity filling that slot: the ranked slot types (int_slot_types_ranked)
 -- the entity has, as a bit mask (bit r-1 = the type of rank r; ⊤ is set for every entity). Types are
 -- looked up once per (relation, slot, entity), not per pair: hub entities fill a slot of a relation
 -- with many partners. A table of its own so that the planner knows its size when
 -- int_relation_pair_typings joins it twice (as a CTE it was estimated at a few thousand rows and
 -- joined slot 1 × slot 2 per relation first). Entities matching none of the slot's types are left out.
+-- Incremental: every slot entity of a relation whose slot types changed (int_retyped_relations), and
+-- the slot entities new to the graph; the masks of the others do not change.
 with
 
--- one import CTE per use (Postgres materialises a CTE that is read more than once)
-slot1_pairs as (
+slot_entities as (
 
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
-slot2_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_slot_entities') }}
+    {%- if plan.incremental %}
+    where {{ is_retyped_relation('rel_id') }}
+        or first_batch_id > {{ plan.previous_max_batch_id }}
+    {%- endif %}
 
 ),
 
@@ -29,32 +37,6 @@ slot_types as (
 entity_types as (
 
     select * from {{ ref('int_entity_types') }}
-
-),
-
-slot_entities as (
-
-    select
-        rel_id,
-        1 as slot,
-        arg1_entity_id as entity_id
-
-    from slot1_pairs
-    group by
-        rel_id,
-        arg1_entity_id
-
-    union all
-
-    select
-        rel_id,
-        2 as slot,
-        arg2_entity_id as entity_id
-
-    from slot2_pairs
-    group by
-        rel_id,
-        arg2_entity_id
 
 ),
 

@@ -1,73 +1,71 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='rel_id',
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
 -- Paper §2.2: per relation R and slot i, rank types t by |{p ∈ R : t ∈ τ(π_i(p))}| (ties by type name),
 -- keep the top k (var top_k_types); when fewer than k types occur, add the top type ⊤
 -- (var top_type, default 'thing') after them, counted with all |R| pairs.
 -- Relations with |R| < r_min are dropped here: none of their typed relations R_{s,u} ⊆ R can reach r_min.
+-- Incremental: the relations whose counts changed are ranked again (all their rows are replaced).
 with
 
-relation_pairs as (
+-- one import CTE per use (Postgres materialises a CTE that is read twice)
+size_counts as (
 
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
-entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
-
-relation_sizes as (
-
-    select
-        rel_id,
-        count(*) as n_entity_pairs
-
-    from relation_pairs
-    group by rel_id
-    having count(*) >= {{ var('r_min') }}
-
-),
-
-slot_entities as (
-
-    select
-        relation_pairs.rel_id,
-        1 as slot,
-        relation_pairs.arg1_entity_id as entity_id
-
-    from relation_pairs
-    inner join relation_sizes
-        on relation_pairs.rel_id = relation_sizes.rel_id
-
-    union all
-
-    select
-        relation_pairs.rel_id,
-        2 as slot,
-        relation_pairs.arg2_entity_id as entity_id
-
-    from relation_pairs
-    inner join relation_sizes
-        on relation_pairs.rel_id = relation_sizes.rel_id
+    select * from {{ ref('int_slot_type_counts') }}
+    where slot = 1
+        and type_name = {{ top_type() }}
 
 ),
 
 type_counts as (
 
-    select
-        slot_entities.rel_id,
-        slot_entities.slot,
-        entity_types.type_name,
-        count(*) as n_entity_pairs
+    select * from {{ ref('int_slot_type_counts') }}
+    where type_name <> {{ top_type() }}
 
-    from slot_entities
-    inner join entity_types
-        on slot_entities.entity_id = entity_types.entity_id
-    group by
-        slot_entities.rel_id,
-        slot_entities.slot,
-        entity_types.type_name
+),
+
+{% if plan.incremental %}
+-- used in the incremental branch below (the linter renders the other)
+changed_relations as (  -- noqa: ST03
+
+    select distinct rel_id
+    from {{ delta_relation(ref('int_slot_type_counts')) }}
+
+),
+{% endif %}
+
+-- |R| = the pairs of R (⊤ counts every pair)
+relation_sizes as (
+
+    select
+        size_counts.rel_id,
+        size_counts.n_entity_pairs
+
+    from size_counts
+    {%- if plan.incremental %}
+    inner join changed_relations
+        on size_counts.rel_id = changed_relations.rel_id
+    {%- endif %}
+    where size_counts.n_entity_pairs >= {{ var('r_min') }}
+
+),
+
+sized_type_counts as (
+
+    select
+        type_counts.rel_id,
+        type_counts.slot,
+        type_counts.type_name,
+        type_counts.n_entity_pairs
+
+    from type_counts
+    inner join relation_sizes
+        on type_counts.rel_id = relation_sizes.rel_id
 
 ),
 
@@ -83,7 +81,7 @@ ranked as (
             order by n_entity_pairs desc, type_name asc
         ) as type_rank
 
-    from type_counts
+    from sized_type_counts
 
 ),
 

@@ -1,18 +1,104 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='typed_rel_id',
+    reset_relations_on=[typed_relation_rel('typed_rel_id')],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set k = var('top_k_types') | int %}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
 -- Interpretation (docs/design.md §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
+-- A first argument x is in π1(R_{s,u}) iff its own mask admits s and its partners' mask admits u
+-- (int_slot_entity_classes; a second argument with the roles swapped), so the projections are read
+-- from slot entities, never from typed relation members.
+-- Incremental: computed from scratch for the typed relations of relations whose slot types changed and
+-- for new typed relations; an existing typed relation whose projections gained entities (the changed
+-- rows of int_slot_entity_classes) keeps the types of its previous tsg that every new entity has.
 with
 
--- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
-slot1_pairs as (
+{% if plan.incremental %}
+changed_typings as (
 
-    select * from {{ ref('int_typed_relation_pairs') }}
+    select * from {{ delta_relation(ref('int_typed_relations')) }}
 
 ),
 
-slot2_pairs as (
+previous_typings as (
 
-    select * from {{ ref('int_typed_relation_pairs') }}
+    select * from {{ previous_table('int_typed_relations') }}
+
+),
+
+-- the typed relations computed from scratch
+scanned_typings as (
+
+    select changed_typings.*
+    from changed_typings
+    left join previous_typings
+        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    where previous_typings.typed_rel_id is null
+        or {{ is_retyped_relation('changed_typings.rel_id') }}
+
+),
+
+scanned_relations as (
+
+    select distinct rel_id
+    from scanned_typings
+
+),
+{% endif %}
+
+-- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
+slot1_entities as (
+
+    select * from {{ ref('int_slot_entity_classes') }}
+    {%- if plan.incremental %}
+    where rel_id in (select scanned_relations.rel_id from scanned_relations)
+    {%- endif %}
+
+),
+
+slot2_entities as (
+
+    select * from {{ ref('int_slot_entity_classes') }}
+    {%- if plan.incremental %}
+    where rel_id in (select scanned_relations.rel_id from scanned_relations)
+    {%- endif %}
+
+),
+
+{% if plan.incremental %}
+slot1_typings as (
+
+    select * from scanned_typings
+
+),
+
+slot2_typings as (
+
+    select * from scanned_typings
+
+),
+
+typed_relations as (
+
+    select * from scanned_typings
+
+),
+{% else %}
+slot1_typings as (
+
+    select * from {{ ref('int_typed_relations') }}
+
+),
+
+slot2_typings as (
+
+    select * from {{ ref('int_typed_relations') }}
 
 ),
 
@@ -21,10 +107,24 @@ typed_relations as (
     select * from {{ ref('int_typed_relations') }}
 
 ),
+{% endif %}
 
 entity_types as (
 
     select * from {{ ref('int_entity_types') }}
+
+),
+
+set_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+-- at most 2^k · k rows: read four times, materialised for free
+mask_ranks as (
+
+    {{ mask_rank_table(k) }}
 
 ),
 
@@ -68,35 +168,81 @@ type_set_types as (
 
     select distinct
         entity_type_set_keys.typeset_id,
-        entity_types.type_name
+        set_entity_types.type_name
 
     from entity_type_set_keys
-    inner join entity_types
-        on entity_type_set_keys.entity_id = entity_types.entity_id
+    inner join set_entity_types
+        on entity_type_set_keys.entity_id = set_entity_types.entity_id
 
 ),
 
+-- slot entities with equal masks and type set are in the same projections and bring the same types
+slot1_classes as (
+
+    select distinct
+        slot1_entities.rel_id,
+        slot1_entities.type_mask,
+        slot1_entities.partner_mask,
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+
+    from slot1_entities
+    left join entity_type_set_keys
+        on slot1_entities.entity_id = entity_type_set_keys.entity_id
+    where slot1_entities.slot = 1
+
+),
+
+slot2_classes as (
+
+    select distinct
+        slot2_entities.rel_id,
+        slot2_entities.type_mask,
+        slot2_entities.partner_mask,
+        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+
+    from slot2_entities
+    left join entity_type_set_keys
+        on slot2_entities.entity_id = entity_type_set_keys.entity_id
+    where slot2_entities.slot = 2
+
+),
+
+-- the typed relations whose projections hold each class: the masks exploded to the ranks they admit
+-- (mask_rank_table) and matched by an equi-join on the typing's ranks (slot 1: own rank = s, partners'
+-- = u; slot 2: own rank = u, partners' = s)
 slot_type_sets as (
 
     select distinct
-        slot1_pairs.typed_rel_id,
+        slot1_typings.typed_rel_id,
         1 as slot,
-        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+        slot1_classes.typeset_id
 
-    from slot1_pairs
-    left join entity_type_set_keys
-        on slot1_pairs.arg1_entity_id = entity_type_set_keys.entity_id
+    from slot1_classes
+    inner join mask_ranks as own_ranks
+        on slot1_classes.type_mask = own_ranks.mask
+    inner join mask_ranks as partner_ranks
+        on slot1_classes.partner_mask = partner_ranks.mask
+    inner join slot1_typings
+        on slot1_classes.rel_id = slot1_typings.rel_id
+        and own_ranks.type_rank = slot1_typings.type_rank_a
+        and partner_ranks.type_rank = slot1_typings.type_rank_b
 
     union all
 
     select distinct
-        slot2_pairs.typed_rel_id,
+        slot2_typings.typed_rel_id,
         2 as slot,
-        coalesce(entity_type_set_keys.typeset_id, 0) as typeset_id
+        slot2_classes.typeset_id
 
-    from slot2_pairs
-    left join entity_type_set_keys
-        on slot2_pairs.arg2_entity_id = entity_type_set_keys.entity_id
+    from slot2_classes
+    inner join mask_ranks as own_ranks
+        on slot2_classes.type_mask = own_ranks.mask
+    inner join mask_ranks as partner_ranks
+        on slot2_classes.partner_mask = partner_ranks.mask
+    inner join slot2_typings
+        on slot2_classes.rel_id = slot2_typings.rel_id
+        and own_ranks.type_rank = slot2_typings.type_rank_b
+        and partner_ranks.type_rank = slot2_typings.type_rank_a
 
 ),
 
@@ -165,6 +311,179 @@ signatures as (
         on typed_relations.typed_rel_id = slot2.typed_rel_id
         and slot2.slot = 2
 
-)
+),
 
-select * from signatures
+{% if plan.incremental %}
+-- existing typed relations of relations whose slot types did not change
+kept_typings as (
+
+    select changed_typings.*
+    from changed_typings
+    inner join previous_typings
+        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    where {{ is_not_retyped_relation('changed_typings.rel_id') }}
+
+),
+
+member_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+changed_entities as (
+
+    select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
+    where {{ is_not_retyped_relation('rel_id') }}
+
+),
+
+-- the changed slot entities each kept typed relation's projections hold now (slot 1: own mask admits
+-- s, partners' mask u; slot 2 the other way round)
+new_members as (
+
+    select
+        kept_typings.typed_rel_id,
+        changed_entities.slot,
+        changed_entities.entity_id
+
+    from changed_entities
+    inner join kept_typings
+        on changed_entities.rel_id = kept_typings.rel_id
+    where (
+        changed_entities.slot = 1
+        and {{ bit_is_set('changed_entities.type_mask', 'kept_typings.type_rank_a - 1') }}
+        and {{ bit_is_set('changed_entities.partner_mask', 'kept_typings.type_rank_b - 1') }}
+    ) or (
+        changed_entities.slot = 2
+        and {{ bit_is_set('changed_entities.type_mask', 'kept_typings.type_rank_b - 1') }}
+        and {{ bit_is_set('changed_entities.partner_mask', 'kept_typings.type_rank_a - 1') }}
+    )
+
+),
+
+member_counts as (
+
+    select
+        typed_rel_id,
+        slot,
+        count(*) as n_members
+
+    from new_members
+    group by
+        typed_rel_id,
+        slot
+
+),
+
+previous_signatures as (
+
+    select * from {{ previous_relation(this) }}
+    where typed_rel_id in (select member_counts.typed_rel_id from member_counts)
+
+),
+
+-- the previous tsg's types ({⊤} = an empty intersection, which stays empty)
+previous_types as (
+
+    select
+        typed_rel_id,
+        1 as slot,
+        {{ explode_array('tsg_a') }} as type_name
+
+    from previous_signatures
+
+    union all
+
+    select
+        typed_rel_id,
+        2 as slot,
+        {{ explode_array('tsg_b') }} as type_name
+
+    from previous_signatures
+
+),
+
+kept_type_support as (
+
+    select
+        previous_types.typed_rel_id,
+        previous_types.slot,
+        previous_types.type_name,
+        count(*) as n_members
+
+    from previous_types
+    inner join new_members
+        on previous_types.typed_rel_id = new_members.typed_rel_id
+        and previous_types.slot = new_members.slot
+    inner join member_entity_types
+        on new_members.entity_id = member_entity_types.entity_id
+        and previous_types.type_name = member_entity_types.type_name
+    group by
+        previous_types.typed_rel_id,
+        previous_types.slot,
+        previous_types.type_name
+
+),
+
+kept_types as (
+
+    select
+        kept_type_support.typed_rel_id,
+        kept_type_support.slot,
+        {{ sorted_set_agg('kept_type_support.type_name') }} as tsg
+
+    from kept_type_support
+    inner join member_counts
+        on kept_type_support.typed_rel_id = member_counts.typed_rel_id
+        and kept_type_support.slot = member_counts.slot
+    where kept_type_support.n_members = member_counts.n_members
+    group by
+        kept_type_support.typed_rel_id,
+        kept_type_support.slot
+
+),
+
+narrowed_signatures as (
+
+    select
+        previous_signatures.typed_rel_id,
+        case when slot1_counts.typed_rel_id is null then previous_signatures.tsg_a
+            else coalesce(slot1.tsg, {{ text_array(top_type()) }})
+        end as tsg_a,
+        case when slot2_counts.typed_rel_id is null then previous_signatures.tsg_b
+            else coalesce(slot2.tsg, {{ text_array(top_type()) }})
+        end as tsg_b
+
+    from previous_signatures
+    left join member_counts as slot1_counts
+        on previous_signatures.typed_rel_id = slot1_counts.typed_rel_id
+        and slot1_counts.slot = 1
+    left join member_counts as slot2_counts
+        on previous_signatures.typed_rel_id = slot2_counts.typed_rel_id
+        and slot2_counts.slot = 2
+    left join kept_types as slot1
+        on previous_signatures.typed_rel_id = slot1.typed_rel_id
+        and slot1.slot = 1
+    left join kept_types as slot2
+        on previous_signatures.typed_rel_id = slot2.typed_rel_id
+        and slot2.slot = 2
+
+),
+
+final as (
+
+    select * from signatures
+    union all
+    select * from narrowed_signatures
+
+)
+{% else %}
+final as (
+
+    select * from signatures
+
+)
+{% endif %}
+
+select * from final

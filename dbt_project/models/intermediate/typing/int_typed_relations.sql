@@ -1,78 +1,42 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key='rel_id',
+    reset_relations_on=['rel_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: typed relations R_{s,u} for s, u among the ranked slot types (⊤ matches everything),
--- kept when |R_{s,u}| ≥ r_min. typed_rel_id is global; tsg_index is SherLIiC's per-relation type id
--- (0-based, by slot-1 rank then slot-2 rank). Sizes and projections are summed over the count
--- classes of the pairs' type masks (macro typing_size_parts), not over (pair, typing) rows.
+-- kept when |R_{s,u}| ≥ r_min (sizes from int_typing_sizes). typed_rel_id is global, a function of
+-- (rel_id, rank of s, rank of u) (macro typed_relation_id); tsg_index is SherLIiC's per-relation type
+-- id (0-based, by slot-1 rank then slot-2 rank).
+-- Incremental: the relations whose typing sizes changed (all their rows are replaced).
 with
 
-slot1_types as (
+typing_sizes as (
 
-    select * from {{ ref('int_slot_types_ranked') }}
-    where slot = 1
-
-),
-
-slot2_types as (
-
-    select * from {{ ref('int_slot_types_ranked') }}
-    where slot = 2
+    select * from {{ ref('int_typing_sizes') }}
+    {%- if plan.incremental %}
+    where rel_id in (
+            select changed_sizes.rel_id from {{ delta_relation(ref('int_typing_sizes')) }} as changed_sizes
+        )
+    {%- endif %}
 
 ),
 
--- reads the table three times (directly, so that Postgres does not materialise a copy)
-count_classes as (
+kept as (
 
-    {{ typing_size_parts(ref('int_relation_pair_typings'), ['rel_id'], 'n_instances') }}
-
-),
-
-typings as (
-
-    select
-        slot1_types.rel_id,
-        slot1_types.type_name as type_a,
-        slot2_types.type_name as type_b,
-        slot1_types.type_rank as type_rank_a,
-        slot2_types.type_rank as type_rank_b
-
-    from slot1_types
-    inner join slot2_types
-        on slot1_types.rel_id = slot2_types.rel_id
-
-),
-
-sized as (
-
-    select
-        typings.rel_id,
-        typings.type_a,
-        typings.type_b,
-        typings.type_rank_a,
-        typings.type_rank_b,
-        sum(count_classes.n_pairs) as n_entity_pairs,
-        sum(count_classes.n_instances) as n_instances,
-        sum(count_classes.n_arg1_entities) as n_arg1_entities,
-        sum(count_classes.n_arg2_entities) as n_arg2_entities
-
-    from typings
-    inner join count_classes
-        on typings.rel_id = count_classes.rel_id
-    where {{ bit_is_set('count_classes.arg1_mask', 'typings.type_rank_a - 1') }}
-        and {{ bit_is_set('count_classes.arg2_mask', 'typings.type_rank_b - 1') }}
-    group by
-        typings.rel_id,
-        typings.type_a,
-        typings.type_b,
-        typings.type_rank_a,
-        typings.type_rank_b
-    having sum(count_classes.n_pairs) >= {{ var('r_min') }}
+    select * from typing_sizes
+    where n_entity_pairs >= {{ var('r_min') }}
 
 ),
 
 keyed as (
 
     select
-        cast(row_number() over (order by rel_id, type_rank_a, type_rank_b) as integer) as typed_rel_id,
+        {{ typed_relation_id('rel_id', 'type_rank_a', 'type_rank_b') }} as typed_rel_id,
         rel_id,
         type_a,
         type_b,
@@ -82,12 +46,12 @@ keyed as (
             partition by rel_id
             order by type_rank_a, type_rank_b
         ) - 1 as integer) as tsg_index,
-        cast(n_entity_pairs as bigint) as n_entity_pairs,
-        cast(n_instances as bigint) as n_instances,
-        cast(n_arg1_entities as bigint) as n_arg1_entities,
-        cast(n_arg2_entities as bigint) as n_arg2_entities
+        n_entity_pairs,
+        n_instances,
+        n_arg1_entities,
+        n_arg2_entities
 
-    from sized
+    from kept
 
 )
 

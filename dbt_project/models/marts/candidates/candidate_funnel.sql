@@ -5,9 +5,10 @@
 -- `sherliic-dbt` names it, and its var, when a build yields no candidate.
 with
 
-relation_instances as (
+-- the keyed instances, counted per entity pair (the graph keeps no table of single instances)
+relation_pairs as (
 
-    select * from {{ ref('int_relation_instances') }}
+    select * from {{ ref('int_relation_pairs') }}
 
 ),
 
@@ -37,8 +38,8 @@ candidates as (
 
 instance_counts as (
 
-    select count(*) as n_instances
-    from relation_instances
+    select sum(n_instances) as n_instances
+    from relation_pairs
 
 ),
 

@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 with
 
 relation_keys as (
@@ -7,9 +7,11 @@ relation_keys as (
 
 ),
 
-relation_pairs as (
+-- ⊤ counts every pair and slot entity of a relation
+top_counts as (
 
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_slot_type_counts') }}
+    where type_name = {{ top_type() }}
 
 ),
 
@@ -19,15 +21,16 @@ typed_relations as (
 
 ),
 
+-- |R| and |π1(R)| from slot 1, |π2(R)| from slot 2
 pair_stats as (
 
     select
         rel_id,
-        count(*) as n_entity_pairs,
-        count(distinct arg1_entity_id) as n_arg1_entities,
-        count(distinct arg2_entity_id) as n_arg2_entities
+        sum(case when slot = 1 then n_entity_pairs else 0 end) as n_entity_pairs,
+        sum(case when slot = 1 then n_entities else 0 end) as n_arg1_entities,
+        sum(case when slot = 2 then n_entities else 0 end) as n_arg2_entities
 
-    from relation_pairs
+    from top_counts
     group by rel_id
 
 ),

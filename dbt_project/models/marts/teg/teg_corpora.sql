@@ -1,10 +1,10 @@
--- The corpora this build of the graph was built from (var corpora): one row per corpus with a loaded
--- batch among the selected ones; counts as the loader recorded them.
+-- The corpora this build of the graph was built from (var corpora): one row per corpus with a batch in
+-- the build (int_build_batches); counts as the loader recorded them.
 with
 
-load_batches as (
+build_batches as (
 
-    select * from {{ ref('stg_extract__load_batches') }}
+    select * from {{ ref('int_build_batches') }}
 
 ),
 
@@ -17,10 +17,8 @@ corpus_batches as (
         n_instances,
         finished_at
 
-    from load_batches
-    where
-        is_loaded
-        and kind = 'corpus'
+    from build_batches
+    where kind = 'corpus'
 
 ),
 

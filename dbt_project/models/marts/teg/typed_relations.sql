@@ -1,4 +1,4 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
 with
 
 typed_relations as (

@@ -1,9 +1,17 @@
-{{ config(pre_hook="{{ heavy_model_settings() }}", post_hook="{{ analyze_table() }}") }}
+{{ config(
+    materialized=incremental_materialization(),
+    unique_key=['rel_id', 'arg1_entity_id', 'arg2_entity_id'],
+    pre_hook="{{ heavy_model_settings() }}",
+    post_hook="{{ analyze_table() }}",
+) }}
+{%- set plan = build_plan() %}
+-- depends_on: {{ ref('int_build_plan') }}
+-- Incremental: the pairs that are new or whose count changed (int_relation_pairs' changed rows).
 with
 
 relation_pairs as (
 
-    select * from {{ ref('int_relation_pairs') }}
+    select * from {{ ref('int_relation_pairs') if not plan.incremental else delta_relation(ref('int_relation_pairs')) }}
 
 ),
 

@@ -1,0 +1,194 @@
+"""Benchmark: an incremental build against a full build of the same batches (issue 22's incremental row).
+
+On a warehouse whose graph was just built in full from a synthetic TEG (benchmarks.synthetic_teg), a batch
+of `share` × the graph's instances is added (same seed and entity count: the graph's entities, types and
+relations, as a corpus loaded in pieces), then:
+
+1. `dbt run` — incremental: the models that keep state are updated from the new batch only;
+2. the marts are copied aside (schema `incremental_check`), `dbt run --full-refresh` rebuilds everything;
+3. the two sets of marts are compared row for row (floats to 1e-9), in SQL.
+
+Both runs are profiled like the full build (benchmarks.profile_candidates: time with the load average,
+Postgres CPU seconds, peak memory, per model). :func:`bench_incremental` returns the figures for
+bench_candidates' JSON; `python -m benchmarks.bench_incremental --instances N` runs it on its own
+database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
+from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
+from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.scratch import scratch_database
+from warehouse.settings import out_folder
+from warehouse.target import Target
+
+CHECK_SCHEMA = "incremental_check"
+# mart -> (key columns, float columns); every other column is compared exactly
+MART_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "relations": (("rel_id",), ()),
+    "entities": (("entity_id",), ()),
+    "typed_relations": (("typed_rel_id",), ()),
+    "untyped_edges": (("rel_id", "arg1_entity_id", "arg2_entity_id"), ()),
+    "teg_edges": (("typed_rel_id", "arg1_entity_id", "arg2_entity_id"), ()),
+    "inference_candidates": (
+        ("premise_typed_rel_id", "hypothesis_typed_rel_id", "alignment"),
+        ("relv", "sigma", "esr", "score"),
+    ),
+}
+REL_TOL = 1e-9
+
+
+def increment_config(base: GeneratorConfig, share: float) -> GeneratorConfig:
+    """A batch of share × the base graph's instances over the base graph's entities, types and relations
+    (same seed and entity count; the instances drawn differ with their number)."""
+    return replace(base, n_instances=max(1, round(base.n_instances * share)), n_entities=base.entities)
+
+
+def copy_marts(target: Target, schema: str) -> None:
+    """The marts of the Target's build copied into `schema` (replaced)."""
+    with target.connect(autocommit=True) as conn:
+        conn.execute(f"drop schema if exists {schema} cascade")
+        conn.execute(f"create schema {schema}")
+        for mart in MART_KEYS:
+            live = f"{target.marts_schema}.{mart}"
+            conn.execute(f"create unlogged table {schema}.{mart} as select * from {live}")
+
+
+def mart_differences(target: Target, expected: str, actual: str) -> dict[str, int]:
+    """Rows that differ per mart between two schemas: a key in one only, or a column that differs
+    (floats beyond a relative 1e-9)."""
+    out: dict[str, int] = {}
+    with target.connect() as conn:
+        for mart, (keys, floats) in MART_KEYS.items():
+            columns = [
+                row[0]
+                for row in conn.execute(
+                    "select column_name from information_schema.columns where table_schema = %s "
+                    "and table_name = %s order by ordinal_position",
+                    (expected, mart),
+                )
+            ]
+            join = " and ".join(f"e.{k} = a.{k}" for k in keys)
+            mismatch = [f"e.{keys[0]} is null", f"a.{keys[0]} is null"]
+            for column in columns:
+                if column in keys:
+                    continue
+                if column in floats:
+                    scale = f"greatest(abs(e.{column}), abs(a.{column}), 1)"
+                    mismatch.append(f"abs(e.{column} - a.{column}) > {REL_TOL} * {scale}")
+                else:
+                    mismatch.append(f"e.{column} is distinct from a.{column}")
+            query = (
+                f"select count(*) from {expected}.{mart} e full join {actual}.{mart} a on {join} "
+                f"where {' or '.join(mismatch)}"
+            )
+            out[mart] = conn.execute(query).fetchone()[0]
+    return out
+
+
+def bench_incremental(
+    target: Target, base: GeneratorConfig, share: float, dbt_vars: dict, target_dir: Path
+) -> dict:
+    """Add share × the graph to a warehouse built in full from `base`, build incrementally, rebuild in
+    full, compare. Returns both builds' profiles, their time and CPU ratios and the comparison."""
+    increment = increment_config(base, share)
+    summary = generate(target, increment, progress=False)
+    select = ["run", "--select", *MARTS_SELECTOR]
+    incremental = profile_dbt_run(target, select, dbt_vars, target_dir / "incremental")
+    with target.connect() as conn:
+        plan = conn.execute(
+            f"select is_incremental, reason from {target.marts_schema}.int_build_plan"
+        ).fetchone()
+    copy_marts(target, CHECK_SCHEMA)
+    full = profile_dbt_run(target, [*select, "--full-refresh"], dbt_vars, target_dir / "full")
+    differences = mart_differences(target, target.marts_schema, CHECK_SCHEMA)
+    with target.connect(autocommit=True) as conn:
+        conn.execute(f"drop schema {CHECK_SCHEMA} cascade")
+    return {
+        "share": share,
+        "added_instances": increment.n_instances,
+        "added_batch": summary.as_dict(),
+        "plan": {"is_incremental": plan[0], "reason": plan[1]},
+        "incremental": incremental,
+        "full_refresh": full,
+        "time_ratio": round(incremental["wall_s"] / full["wall_s"], 3),
+        "cpu_ratio": round(incremental["backend_cpu_s"] / max(full["backend_cpu_s"], 1e-9), 3),
+        "differences": differences,
+        "equal": not any(differences.values()),
+    }
+
+
+def markdown(row: dict) -> str:
+    inc, full = row["incremental"], row["full_refresh"]
+    inc_load, full_load = inc["load_average"], full["load_average"]
+    return (
+        f"Incremental build after adding {row['added_instances']:,} instances ({row['share']:.0%}): "
+        f"{inc['wall_s']:.1f} s (load average {inc_load['start']}–{inc_load['max_1min']}, "
+        f"Postgres CPU {inc['backend_cpu_s']:.0f} s) vs `--full-refresh` {full['wall_s']:.1f} s (load "
+        f"average {full_load['start']}–{full_load['max_1min']}, Postgres CPU "
+        f"{full['backend_cpu_s']:.0f} s): {row['time_ratio']:.0%} of the time, {row['cpu_ratio']:.0%} of the "
+        f"CPU; marts {'equal' if row['equal'] else 'DIFFERENT: ' + json.dumps(row['differences'])}"
+        f" (plan: {row['plan']['reason']}).\n"
+    )
+
+
+@click.command(context_settings=CONTEXT, help=__doc__.split("\n")[0])
+@version_option
+@click.option(
+    "--instances", type=int, default=5_000_000, show_default=True, help="Instances of the base graph."
+)
+@click.option("--share", type=float, default=0.01, show_default=True, help="Instances added, as a share.")
+@shape_options
+@click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: out_folder() / "bench",
+    show_default="out/bench",
+)
+@target_options()
+def cli(target: Target, instances: int, share: float, dbt_vars: dict, out: Path, **shape) -> int:
+    # the scratch database is made on the Target's server (DATABASE_URL's, else the embedded one)
+    base = GeneratorConfig(
+        n_instances=instances,
+        n_relations=shape["relations"],
+        seed=shape["seed"],
+        relation_zipf=shape["relation_zipf"],
+        entity_zipf=shape["entity_zipf"],
+        global_share=shape["global_share"],
+    )
+    with (
+        scratch_database(target, f"sherliic_bench_incremental_{instances}") as bench,
+        tempfile.TemporaryDirectory(prefix="bench_incremental_") as tmp,
+    ):
+        generate(bench, base, progress=False)
+        first = profile_dbt_run(bench, ["run", "--select", *MARTS_SELECTOR], dbt_vars, Path(tmp) / "first")
+        row = {
+            "instances": instances,
+            "first_build": first,
+            **bench_incremental(bench, base, share, dbt_vars, Path(tmp)),
+        }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "incremental.json").write_text(json.dumps({"cpus": os.cpu_count(), **row}, indent=2, default=str))
+    text = markdown(row)
+    (out / "incremental.md").write_text(text)
+    print(text)
+    return 0 if row["equal"] and row["plan"]["is_incremental"] else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(cli, argv, prog_name="python -m benchmarks.bench_incremental")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

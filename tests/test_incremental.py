@@ -1,0 +1,229 @@
+"""Incremental builds (docs/design.md §2, dbt_project/macros/incremental.sql): a build that only adds
+batches updates the previous build's tables from the new batches, and its marts equal those of
+`--full-refresh` row for row (scores to 1e-9); removing a batch, changing the vars the stored counts depend
+on, types for entities already in the graph or a partial last build make the build full, saying why in
+one line; a failed incremental build publishes nothing.
+
+Real Postgres, real dbt, small synthetic graphs (benchmarks.synthetic_teg): batches with the base graph's
+seed and entity count share its entities, types and relations, as a corpus loaded in pieces does.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+from psycopg.rows import dict_row
+
+from benchmarks.synthetic_teg import GeneratorConfig, generate
+from warehouse.batch_store import open_batch_store
+from warehouse.builds import list_builds
+from warehouse.dbt import run_dbt
+from warehouse.settings import DBT_PROJECT_DIR
+from warehouse.target import Target
+
+# Flatter than the full-scale default and low thresholds: a few thousand instances give typed relations,
+# overlaps and InfCands of both alignments, and added batches change slot type rankings.
+SHAPE = {"n_relations": 300, "n_entities": 600, "relation_zipf": 1.1, "entity_zipf": 1.0, "global_share": 0.5}
+BASE = GeneratorConfig(n_instances=6000, seed=3, **SHAPE)
+ADDED = [GeneratorConfig(n_instances=n, seed=3, **SHAPE) for n in (700, 1100, 1500)]
+VARS = {"r_min": 3, "min_relv": 10, "min_sigma": 2, "min_esr": 0.5}
+TEG = ["--select", "tag:teg"]
+# every mart of the graph, ordered by its key; floats compared to 1e-9
+MARTS = {
+    "relations": "rel_id",
+    "entities": "entity_id",
+    "typed_relations": "typed_rel_id",
+    "untyped_edges": "rel_id, arg1_entity_id, arg2_entity_id",
+    "teg_edges": "typed_rel_id, arg1_entity_id, arg2_entity_id",
+    "inference_candidates": "premise_typed_rel_id, hypothesis_typed_rel_id, alignment",
+    "relation_instances": "instance_id",
+    "teg_corpora": "corpus_name",
+}
+VOLATILE = {"built_at"}  # set by each build
+
+
+def build(
+    target: Target, tmp_path: Path, *extra: str, dbt_vars: dict | None = None, project: Path | None = None
+) -> int:
+    args = ["run", *TEG, *extra, "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path)]
+    kwargs = {"project_dir": project} if project else {}
+    return run_dbt(target, args, {**VARS, **(dbt_vars or {})}, check=False, **kwargs)
+
+
+def marts(target: Target) -> dict[str, list[dict]]:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
+        out = {}
+        for mart, key in MARTS.items():
+            cur.execute(f"select * from {target.marts_schema}.{mart} order by {key}")
+            out[mart] = [{k: v for k, v in row.items() if k not in VOLATILE} for row in cur.fetchall()]
+        return out
+
+
+def same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a == b
+
+
+def differences(expected: dict[str, list[dict]], actual: dict[str, list[dict]]) -> list[str]:
+    problems = []
+    for mart, rows in expected.items():
+        other = actual[mart]
+        if len(rows) != len(other):
+            problems.append(f"{mart}: {len(rows)} rows after --full-refresh, {len(other)} incremental")
+            continue
+        for want, got in zip(rows, other, strict=True):
+            if want.keys() != got.keys() or not all(same(want[k], got[k]) for k in want):
+                problems.append(f"{mart}: full refresh {want} != incremental {got}")
+                break
+    return problems
+
+
+def plan(target: Target) -> dict:
+    with target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(
+            f"select is_incremental, reason, n_new_batches from {target.marts_schema}.int_build_plan"
+        ).fetchone()
+
+
+def count(target: Target, table: str) -> int:
+    with target.connect() as conn:
+        return conn.execute(f"select count(*) from {target.marts_schema}.{table}").fetchone()[0]
+
+
+def add_batch(target: Target, config: GeneratorConfig) -> int:
+    return generate(target, config, progress=False).batch_id
+
+
+def assert_incremental_equals_full_refresh(target: Target, tmp_path: Path, capfd) -> None:
+    """Build incrementally, then from scratch: same marts, row for row."""
+    assert build(target, tmp_path) == 0
+    assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+    assert plan(target)["is_incremental"]
+    incremental = marts(target)
+    assert build(target, tmp_path, "--full-refresh") == 0
+    assert "full build: --full-refresh" in capfd.readouterr().out
+    problems = differences(marts(target), incremental)
+    assert problems == [], "\n".join(problems[:10])
+
+
+def test_incremental_builds_equal_full_refresh(fresh_target: Target, tmp_path: Path, capfd) -> None:
+    add_batch(fresh_target, BASE)
+    assert build(fresh_target, tmp_path) == 0
+    assert "full build: no previous build in schema warehouse" in capfd.readouterr().out
+    first = marts(fresh_target)
+    assert len(first["inference_candidates"]) > 50
+    assert {row["alignment"] for row in first["inference_candidates"]} == {"straight", "crossed"}
+    n_ranked = count(fresh_target, "int_retyped_relations")  # a full build: every ranked relation
+    added = []
+    for config in ADDED:  # one, two and three added batches
+        added.append(add_batch(fresh_target, config))
+        assert build(fresh_target, tmp_path) == 0
+        out = capfd.readouterr().out
+        assert "incremental build: 1 new batch(es) since the last build" in out
+        # both paths are exercised: some relations' slot types changed (recomputed from scratch), most
+        # relations were updated from their new pairs
+        assert 0 < count(fresh_target, "int_retyped_relations") < n_ranked
+        incremental = marts(fresh_target)
+        assert incremental != first
+        assert build(fresh_target, tmp_path, "--full-refresh") == 0
+        assert "full build: --full-refresh" in capfd.readouterr().out
+        problems = differences(marts(fresh_target), incremental)
+        assert problems == [], "\n".join(problems[:10])
+        # continue from the full refresh's state; the next round adds one batch again
+    # a removed batch: the next build starts from scratch, saying why in one line
+    with open_batch_store(fresh_target) as store:
+        store.remove(batch_ids=[added[1]])
+    assert build(fresh_target, tmp_path) == 0
+    assert f"full build: batch {added[1]} was removed since the last build" in capfd.readouterr().out
+    after_removal = marts(fresh_target)
+    assert build(fresh_target, tmp_path, "--full-refresh") == 0
+    assert differences(marts(fresh_target), after_removal) == []
+
+
+def test_changed_state_makes_the_build_full(fresh_target: Target, tmp_path: Path, capfd) -> None:
+    add_batch(fresh_target, BASE)
+    assert build(fresh_target, tmp_path) == 0
+    capfd.readouterr()
+    add_batch(fresh_target, ADDED[0])
+    # vars the stored counts depend on
+    assert build(fresh_target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
+    assert (
+        "full build: vars that the stored counts depend on changed since the last build"
+        in capfd.readouterr().out
+    )
+    # a partial build (some incremental models only) is never continued
+    assert build(fresh_target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
+    capfd.readouterr()
+    # (a model without views over it: publishing drops the live tables the build replaces)
+    partial = ["run", "--select", "int_entity_types", "--target-path", str(tmp_path / "partial")]
+    assert run_dbt(fresh_target, partial, VARS, check=False) == 0
+    assert "full build: a partial build rebuilds its models in full" in capfd.readouterr().out
+    assert build(fresh_target, tmp_path) == 0
+    assert "full build: the last build was partial" in capfd.readouterr().out
+    # a batch typing entities already in the graph otherwise (another seed draws other types)
+    add_batch(fresh_target, GeneratorConfig(n_instances=500, seed=4, **SHAPE))
+    assert build(fresh_target, tmp_path) == 0
+    assert "full build: a new batch adds types to entities already in the graph" in capfd.readouterr().out
+    assert not plan(fresh_target)["is_incremental"]
+
+
+def test_a_failed_incremental_build_publishes_nothing(fresh_target: Target, tmp_path: Path, capfd) -> None:
+    add_batch(fresh_target, BASE)
+    assert build(fresh_target, tmp_path) == 0
+    before = marts(fresh_target)
+    add_batch(fresh_target, ADDED[0])
+    project = tmp_path / "dbt_project"
+    shutil.copytree(DBT_PROJECT_DIR, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
+    (project / "models/marts/teg/zz_fails_after_inference_candidates.sql").write_text(
+        "{{ config(tags=['teg']) }}\nselect 1 / 0 as boom from {{ ref('inference_candidates') }}\n"
+    )
+    capfd.readouterr()
+    assert build(fresh_target, tmp_path, project=project) != 0
+    assert "incremental build: 1 new batch(es)" in capfd.readouterr().out
+    assert marts(fresh_target) == before  # the previous build, untouched
+    with fresh_target.connect() as conn:
+        staged = conn.execute(
+            "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace "
+            "where n.nspname = 'warehouse__next'"
+        ).fetchone()[0]
+    assert staged == 0
+    # the next build continues from the untouched state
+    assert_incremental_equals_full_refresh(fresh_target, tmp_path, capfd)
+
+
+def test_a_named_build_keeps_its_own_state(fresh_target: Target, tmp_path: Path, capfd) -> None:
+    """Each build (schema) continues from its own previous tables, and its record says how it was built."""
+    trial = fresh_target.with_build("trial")
+    add_batch(fresh_target, BASE)
+    assert build(fresh_target, tmp_path) == 0
+    capfd.readouterr()
+    add_batch(fresh_target, ADDED[0])
+    # the default build's state is not the named build's: its first build is full
+    assert build(trial, tmp_path / "trial") == 0
+    assert "full build: no previous build in schema build_trial" in capfd.readouterr().out
+    # and the named build did not move the default build's state on
+    assert build(fresh_target, tmp_path) == 0
+    assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+    add_batch(fresh_target, ADDED[1])
+    assert build(trial, tmp_path / "trial") == 0
+    assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+    assert plan(trial)["n_new_batches"] == 1
+    incremental = marts(trial)
+    assert build(trial, tmp_path / "trial", "--full-refresh") == 0
+    problems = differences(marts(trial), incremental)
+    assert problems == [], "\n".join(problems[:10])
+    # a partial build records that it was built in full, at its start (it builds no int_build_plan)
+    partial = ["run", "--select", "int_entity_types", "--target-path", str(tmp_path / "partial")]
+    assert run_dbt(fresh_target, partial, VARS, check=False) == 0
+    recorded = [(r.build_name, r.incremental, r.build_plan) for r in list_builds(fresh_target)]
+    assert recorded == [
+        ("default", False, "full build: no previous build in schema warehouse"),
+        ("trial", False, "full build: no previous build in schema build_trial"),
+        ("default", True, "incremental build: 1 new batch(es) since the last build"),
+        ("trial", True, "incremental build: 1 new batch(es) since the last build"),
+        ("trial", False, "full build: --full-refresh"),
+        ("default", False, "full build: a partial build rebuilds its models in full"),
+    ]
