@@ -108,8 +108,9 @@ export: $(STAMP) ## Write the SherLIiC release formats and manifest.json to OUT 
 baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves (BUILD=name)
 	$(BIN)/sherliic-baselines all $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
 
-baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma
-	$(BIN)/sherliic-baselines one $(if $(BUILD),--build $(BUILD)) $(NAME)
+baseline: $(STAMP) ## Run one baseline: make baseline NAME=lemma (or NAME='Always yes'; names: sherliic-baselines list)
+	@test -n '$(NAME)' || { echo "error: make baseline needs NAME, e.g. make baseline NAME=lemma (names: sherliic-baselines list)" >&2; exit 2; }
+	$(BIN)/sherliic-baselines one $(if $(BUILD),--build $(BUILD)) '$(NAME)'
 
 LM_STAMP := $(VENV)/.installed-lm
 $(LM_STAMP): $(STAMP) pyproject.toml

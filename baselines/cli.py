@@ -24,7 +24,7 @@ from baselines.evaluate import CSV_COLUMNS, builds_of, evaluate_many, store_resu
 from baselines.lm.methods import keep_rows, register_methods
 from baselines.lm.plan import LmSettings
 from baselines.lm.selection import pd_cv_evaluation
-from baselines.registry import Context, get
+from baselines.registry import Context, get, resolve
 from warehouse.builds import BuildRef, check_same_build
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import InputError
@@ -169,12 +169,13 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
     plots = report.plot_curves(ev, out / "plots", owner=None if merge else "baselines")
     store_results(target, ev.frame(), build)
     shown = ev.frame()
-    with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
-        print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    with pd.option_context("display.width", 250, "display.max_columns", 20):
+        print(report.compact_table(shown, catalog.ordered_names()))
     print(
         f"build {build.label}: wrote {csv_path}, {out / 'baselines.md'}, {len(plots)} plots in "
         f"{out / 'plots'}; {len(shown)} rows in results.baseline_scores"
     )
+    print(f"every metric, split and directional subset: {out / 'baselines.md'} (table), {csv_path} (CSV)")
     return 1 if ev.failed else 0
 
 
@@ -277,10 +278,11 @@ def all_command(target: Target, **options) -> int:
 def one_command(target: Target, name: str, **options) -> int:
     """Run one baseline.
 
-    NAME as `list` prints it; its rows replace its old ones in baselines.csv."""
+    NAME as `list` prints it, in any case, with or without spaces ("lemma", "always_yes", "AlwaysYes");
+    its rows replace its old ones in baselines.csv."""
     lm = registered_methods()
     try:
-        get(name)
+        name = resolve(name)
     except KeyError as exc:
         raise click.BadParameter(exc.args[0], param_hint="NAME") from None
     return _run(target, [name], EvaluationOptions(**options), lm, merge=True)

@@ -224,6 +224,7 @@ def _score_family(
 @register(
     NAME,
     tunable=True,
+    composite=True,
     description="logistic regression over the other baselines' scores (SherLIiC lm_split=train; "
     "Levy/Holt train)",
 )

@@ -19,6 +19,8 @@ a baseline with Lemma as the paper does.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,18 +88,23 @@ class Baseline:
     tunable: bool
     description: str
     on_top_of_lemma: bool = True  # the paper's default; Lemma itself and Always yes set False
+    # combines other methods' scores (an ensemble, a mix, the learned combination), unlike any paper row
+    composite: bool = False
 
 
 REGISTRY: dict[str, Baseline] = {}
 
 
-def register(name: str, *, tunable: bool, description: str, on_top_of_lemma: bool = True):
-    """Decorator: register `score` under `name`."""
+def register(
+    name: str, *, tunable: bool, description: str, on_top_of_lemma: bool = True, composite: bool = False
+):
+    """Decorator: register `score` under `name`; `composite` when it combines other methods' scores (the
+    reports mark such rows: they have no published counterpart)."""
 
     def decorator(score: ScoreFunction) -> ScoreFunction:
         if name in REGISTRY:
             raise ValueError(f"baseline {name!r} registered twice")
-        REGISTRY[name] = Baseline(name, score, tunable, description, on_top_of_lemma)
+        REGISTRY[name] = Baseline(name, score, tunable, description, on_top_of_lemma, composite)
         return score
 
     return decorator
@@ -108,3 +115,34 @@ def get(name: str) -> Baseline:
         known = ", ".join(sorted(REGISTRY))
         raise KeyError(f"unknown baseline {name!r}; known: {known}")
     return REGISTRY[name]
+
+
+def is_composite(name: str) -> bool:
+    """Whether the registered method `name` combines other methods' scores (False when unregistered)."""
+    baseline = REGISTRY.get(name)
+    return baseline is not None and baseline.composite
+
+
+def _loose(name: str) -> str:
+    """`name` without case, spaces and punctuation: "Always yes" = "always_yes" = "AlwaysYes", "WeedsPrec
+    (typed)" = "weedsprec typed"."""
+    return re.sub(r"[\W_]+", "", name).casefold()
+
+
+def resolve(name: str) -> str:
+    """The registered name `name` means: itself when registered, else the one name equal to it up to
+    case, spaces and punctuation ("lemma" -> "Lemma", "always_yes" -> "Always yes").
+
+    KeyError (one line) for an unknown or ambiguous name, naming the closest registered names."""
+    if name in REGISTRY:
+        return name
+    loose = _loose(name)
+    matches = sorted(registered for registered in REGISTRY if _loose(registered) == loose)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise KeyError(f"baseline {name!r} is ambiguous: {', '.join(map(repr, matches))}")
+    by_loose = {_loose(registered): registered for registered in REGISTRY}
+    closest = [by_loose[c] for c in difflib.get_close_matches(loose, list(by_loose), n=3, cutoff=0.5)]
+    hint = f"closest: {', '.join(map(repr, closest))}" if closest else "none is close"
+    raise KeyError(f"unknown baseline {name!r}; {hint} (`sherliic-baselines list` lists them all)")

@@ -22,6 +22,7 @@ import pandas as pd
 from baselines import metrics
 from baselines.catalog import family
 from baselines.evaluate import CSV_COLUMNS, Evaluation, builds_of, with_build
+from baselines.registry import is_composite
 from warehouse.builds import BuildMismatch, BuildRef
 from warehouse.marts import Marts, marts_of
 from warehouse.target import Target
@@ -58,6 +59,19 @@ NOTES = {
     "PPDB": "crude substitute: Lemma with PPDB-XL lexical paraphrases",
     "word2vec (GloVe 6B 50d substitute)": "GloVe 6B 50d instead of GoogleNews word2vec 300d",
 }
+
+
+# The mark of a composite row (baselines.registry.Baseline.composite) and the legend every report gives it.
+COMPOSITE_MARK = "†"
+COMPOSITE_LEGEND = (
+    f"{COMPOSITE_MARK} composite: combines other methods' scores (an ensemble, a mix, the learned "
+    "combination); the paper has no such row to compare it with."
+)
+
+
+def shown_name(method: str) -> str:
+    """The method as the reports show it: composite rows marked."""
+    return f"{method} {COMPOSITE_MARK}" if is_composite(method) else method
 
 
 # Share of the evaluated items a method must score for its metrics to be shown (docs/design.md §8).
@@ -123,7 +137,7 @@ def sherliic_table(frame: pd.DataFrame, methods: list[str]) -> str:
     splits = [s for s in ("dev", "lm_dev", "test") if s in set(sher.index.get_level_values("split"))]
     rows = []
     for m in methods:
-        cells: dict[str, str] = {"Method": m}
+        cells: dict[str, str] = {"Method": shown_name(m)}
         for split in splits:
             prf, cov = f"{split} P/R/F1", f"{split} covered"
             if (m, split) not in sher.index:
@@ -149,7 +163,8 @@ def split_table(group: pd.DataFrame, methods: list[str]) -> str:
     rows = []
     for m in [x for x in methods if x in g.index]:
         r = g.loc[m]
-        cells = {"Method": m, "thr": "", "P": "", "R": "", "F1": "", "AUC(p≥.5)": "", "AUC norm": ""}
+        cells = {"Method": shown_name(m), "thr": "", "P": "", "R": "", "F1": "", "AUC(p≥.5)": ""}
+        cells["AUC norm"] = ""
         cells["ROC AUC"] = ""
         if covered_enough(r.n_covered, r.n_items):
             cells.update(
@@ -198,6 +213,8 @@ def markdown(
         "describe the fallback score of the uncovered items (docs/design.md §8). "
         "Published numbers: Schmitt & Schütze (2019), Table 3.",
         "",
+        COMPOSITE_LEGEND,
+        "",
         sherliic_table(frame, methods),
     ]
     others = frame[frame.dataset != "sherliic"]
@@ -232,6 +249,45 @@ def markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+def compact_table(frame: pd.DataFrame, order: list[str]) -> str:
+    """One line per method with the key figures, for the console: F1 (in %) on each SherLIiC split,
+    AUC(p≥.5) on each other dataset's split (the directional Levy/Holt subsets and every other metric are
+    in out/baselines.md and .csv); "—" where the method covers too few items; composite rows marked."""
+    methods = [m for m in order if m in set(frame.method)] + sorted(set(frame.method) - set(order))
+    top = frame[~frame.dataset.str.contains("/", regex=False)]
+    columns = sorted(
+        {(r.dataset, r.split) for r in top.itertuples()}, key=lambda k: (k[0] != "sherliic", k[0], k[1])
+    )
+    by_key = top.set_index(["method", "dataset", "split"])
+    rows = []
+    for m in methods:
+        cells = {"method": shown_name(m)}
+        for dataset, split in columns:
+            header = f"{dataset} {split} " + ("F1" if dataset == "sherliic" else "AUC")
+            if (m, dataset, split) not in by_key.index:
+                cells[header] = ""
+                continue
+            r = by_key.loc[(m, dataset, split)]
+            if not covered_enough(r.n_covered, r.n_items):
+                cells[header] = "—"
+            else:
+                cells[header] = _pct(r.f1) if dataset == "sherliic" else _num(r.auc_pr50, ".3f")
+        rows.append(cells)
+    if not rows:
+        return ""
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in rows[0]}
+    # the method left-aligned, the figures right-aligned under their headers
+    lines = [
+        "  ".join(c.ljust(w) if c == "method" else c.rjust(w) for c, w in widths.items()).rstrip(),
+        *(
+            "  ".join(r[c].ljust(w) if c == "method" else r[c].rjust(w) for c, w in widths.items()).rstrip()
+            for r in rows
+        ),
+    ]
+    legend = [COMPOSITE_LEGEND] if any(is_composite(m) for m in methods) else []
+    return "\n".join([*lines, *legend])
 
 
 # --- where the scores came from ------------------------------------------------------------------------

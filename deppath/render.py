@@ -27,11 +27,15 @@ TOP_TYPES = frozenset({"", "⊤", "thing", "TOP", "top"})
 # A homograph whose -ing form is this many times rarer than the word itself reads as a noun.
 NOUN_RANK_RATIO = 12
 # Verbs the SherLIiC verbalisations put in the simple present: stative verbs, which resist the
-# progressive ("A hates B", "A outnumbers B", "A sees B"), and "launch" ("A launches war against B"),
-# which the released templates never use progressively with an object.
+# progressive ("A hates B", "A outnumbers B"), and "launch" ("A launches war against B"). Perception
+# and relation verbs that the released templates do use progressively ("A is seeing B", "A is
+# belonging to B") are not listed.
 SIMPLE_PRESENT_VERBS = frozenset(
-    {"hate", "outnumber", "see", "own", "know", "belong", "consist", "contain", "resemble", "launch"}
+    {"hate", "outnumber", "own", "know", "consist", "contain", "resemble", "launch"}
 )
+# Non-verb readings a homograph can have: an ordinal or adverb ("third", "second") reads as a
+# copular complement just like a noun or adjective.
+NON_VERB_POS = frozenset({"NOUN", "ADJ", "NUM", "ADV"})
 
 
 @dataclass(frozen=True)
@@ -86,10 +90,18 @@ def verb_lemma(word: str, verb_context: bool = False) -> str | None:
 
 
 def inflect(lemma: str, tag: str) -> str:
+    """`lemma` inflected for `tag`; a final -l doubles as in British spelling ("pummelling").
+
+    lemminflect lists the American form first and the British one second; the SherLIiC templates
+    double a final -l ("pummelling") but not other consonants ("targeting", "benefiting").
+    """
     forms = lemminflect.getInflection(lemma, tag=tag) or lemminflect.getInflection(
         lemma, tag=tag, inflect_oov=True
     )
-    return forms[0] if forms else lemma
+    if not forms:
+        return lemma
+    doubled = [form for form in forms[1:] if lemma.endswith("l") and lemma + "l" in form]
+    return doubled[0] if doubled else forms[0]
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +120,7 @@ def _mostly_noun(word: str) -> bool:
     "language" (no "languaging"), "center" ("centering" 87x rarer), "third" are copular
     nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs.
     """
-    if not set(lemminflect.getAllLemmas(word)) & {"NOUN", "ADJ", "NUM"}:
+    if not set(lemminflect.getAllLemmas(word)) & NON_VERB_POS:
         return False  # only a verb ("have"): a rare progressive does not make it a noun
     ranks = _frequency_ranks()
     unseen = len(ranks)
@@ -121,7 +133,8 @@ def _predicate_verb(word: str, next_label: str) -> str | None:
     """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B")."""
     if next_label in ("poss", "partmod"):
         return None  # "A is B 's partner", "A is country located in B"
-    verb_context = next_label in VERB_ONLY_LABELS
+    # A relative clause ("B, which A wants") is headed by a verb, as is a direct object.
+    verb_context = next_label in VERB_ONLY_LABELS or next_label == "rcmod"
     if not verb_context and _mostly_noun(word):
         return None
     return verb_lemma(word, verb_context=verb_context)

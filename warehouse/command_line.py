@@ -5,7 +5,10 @@ takes ``--database-url`` (and ``--engine`` where both engines work) and receives
 :class:`~warehouse.target.Target` built from them and the environment (:func:`target_options`). Every
 setting of the environment is checked before the command runs (:func:`check_settings`); a user's mistake
 (bad input, a bad setting, no database, a missing file, a path the operating system refuses) ends as ONE
-``error: …`` line on stderr with exit code 2, never a traceback.
+``error: …`` line on stderr with exit code 2, never a traceback; so does a usage error (an unknown
+option, a missing argument: ``error: sherliic-x one: Missing argument 'NAME'.``), while ``--help`` prints
+click's full help. The options of a group and of its subcommands may be given on either side of the
+subcommand (:func:`place_options`): ``sherliic-extract list --quiet`` is ``sherliic-extract --quiet list``.
 
     @click.group(context_settings=CONTEXT)
     @version_option
@@ -173,6 +176,72 @@ def check_settings(argv: Sequence[str], environ: Mapping[str, str] | None = None
     Target.from_environment({name: value for name, value in environ.items() if name not in overridden})
 
 
+def _options_by_flag(command: click.Command) -> dict[str, click.Option]:
+    """Every flag of `command`'s options (``--quiet``, ``--no-x``, ``-q``) -> the option."""
+    return {
+        flag: param
+        for param in command.params
+        if isinstance(param, click.Option)
+        for flag in (*param.opts, *param.secondary_opts)
+    }
+
+
+def _option_length(arg: str, option: click.Option | None) -> int:
+    """How many arguments ``arg`` (a flag) and its values take: 1 for a flag or ``--name=value``."""
+    if option is None or option.is_flag or option.count or "=" in arg:
+        return 1
+    return 1 + option.nargs
+
+
+def place_options(command: click.Command, args: list[str]) -> list[str]:
+    """`args` with each option moved to the side of the subcommand where it is accepted.
+
+    A group's options (``--quiet`` of sherliic-extract) typed after the subcommand move before it; a
+    subcommand's options (``--database-url``, ``--build`` of sherliic-baselines all) typed before it move
+    after it. An option both accept, or neither (click then reports it), stays where it is; nothing after
+    ``--`` moves. Groups nested in groups are handled the same way, level by level."""
+    if not isinstance(command, click.Group):
+        return args
+    group_flags = _options_by_flag(command)
+    # the subcommand: the first of the group's command names not taken as a value of the group's options
+    i = 0
+    while i < len(args) and args[i] != "--" and args[i] not in command.commands:
+        flag = args[i].split("=", 1)[0]
+        i += _option_length(args[i], group_flags.get(flag)) if flag in group_flags else 1
+    if i >= len(args) or args[i] == "--":
+        return args  # no subcommand (--help, a usage error): click reports it as typed
+    name, sub = args[i], command.commands[args[i]]
+    sub_flags = _options_by_flag(sub)
+    head: list[str] = []  # for the group
+    tail: list[str] = []  # for the subcommand
+    moved: list[str] = []  # the subcommand's options typed before it
+    k = 0
+    while k < i:  # before the subcommand: the group's options stay, the subcommand's move after it
+        flag = args[k].split("=", 1)[0]
+        if args[k].startswith("-") and flag not in group_flags and flag in sub_flags:
+            length = _option_length(args[k], sub_flags[flag])
+            moved += args[k : k + length]
+        else:
+            length = _option_length(args[k], group_flags.get(flag)) if args[k].startswith("-") else 1
+            head += args[k : k + length]
+        k += length
+    k = i + 1
+    while k < len(args):  # after it: the group's options move before it, the rest stays
+        arg = args[k]
+        if arg == "--":
+            tail += args[k:]
+            break
+        flag = arg.split("=", 1)[0]
+        if arg.startswith("-") and flag not in sub_flags and flag in group_flags:
+            length = _option_length(arg, group_flags[flag])
+            head += args[k : k + length]
+        else:
+            length = _option_length(arg, sub_flags.get(flag)) if arg.startswith("-") else 1
+            tail += args[k : k + length]
+        k += length
+    return [*head, name, *moved, *place_options(sub, tail)]
+
+
 def run(
     command: click.Command,
     argv: list[str] | None = None,
@@ -182,18 +251,23 @@ def run(
     signals: bool = False,
 ) -> int:
     """Run a click command as a console script and return its exit code: the environment's settings
-    checked first (:func:`check_settings`; not for --help/--version), click's own usage errors as click
-    prints them (exit 2), the project's user errors, operating-system errors on the user's paths (and a
+    checked first (:func:`check_settings`; not for --help/--version), options placed on the side of the
+    subcommand that takes them (:func:`place_options`), click's usage errors as one line (exit 2), the
+    project's user errors, operating-system errors on the user's paths (and a
     command's own `user_errors`, e.g. ValueError where the library reports bad arguments with it) as one
     line (exit 2). signals: SIGINT and SIGTERM stop the command cleanly (:func:`stop_on_signals`; one
     line, exit 130/143)."""
-    args = sys.argv[1:] if argv is None else argv
+    args = place_options(command, list(sys.argv[1:] if argv is None else argv))
     try:
         if not PRINT_ONLY.intersection(args):
             check_settings(args)
         with stop_on_signals() if signals else nullcontext():
-            result = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+            result = command.main(args=args, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:  # one line, not click's usage block (--help shows that)
+        where = exc.ctx.command_path if exc.ctx is not None else prog_name
+        print_error(f"{where}: {exc.format_message()}" if where else exc.format_message())
         return exc.exit_code
     except click.ClickException as exc:
         exc.show()

@@ -256,6 +256,7 @@ def _register_model(model: str) -> None:
         names["ensemble"],
         tunable=True,
         on_top_of_lemma=False,
+        composite=True,
         description=f"{model} cross-encoders, mean over patterns {', '.join(patterns)} and seeds",
     )
     def ensemble(items: pd.DataFrame, ctx: Context) -> pd.Series:
@@ -268,6 +269,7 @@ def _register_model(model: str) -> None:
         names["mix"],
         tunable=True,
         on_top_of_lemma=False,
+        composite=True,
         description=f"{model}: 1/4 fine-tuned probability + 3/4 zero-shot cosine (LM_COSINE_SHARE)",
     )
     def mix(items: pd.DataFrame, ctx: Context) -> pd.Series:
