@@ -233,7 +233,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for(condition, what: str, timeout: float = START_TIMEOUT, process: subprocess.Popen | None = None):
+def wait_for(
+    condition,
+    what: str,
+    timeout: float = START_TIMEOUT,
+    process: subprocess.Popen | None = None,
+    poll: float = 1.0,
+):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
@@ -241,7 +247,7 @@ def wait_for(condition, what: str, timeout: float = START_TIMEOUT, process: subp
             return value
         if process is not None and process.poll() is not None:
             raise AssertionError(f"{what}: the process ended with exit code {process.returncode}")
-        time.sleep(1)
+        time.sleep(poll)
     raise AssertionError(f"{what}: not within {timeout} s")
 
 
@@ -480,8 +486,11 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(fresh_target: Target, 
         )
         with (root / "logs" / "load-corpus.log").open("w") as log:
             load = subprocess.Popen(argv, cwd=root, env=spark_env, stdout=log, stderr=subprocess.STDOUT)
-        victim = wait_for(lambda: cluster.worker_running_python(), "a Python task on a worker", process=load)
-        time.sleep(3)
+        # killed as soon as its first Python worker exists: that worker runs a task (a few seconds of
+        # spaCy), which the executor's loss then fails (a later kill could miss a task that had ended)
+        victim = wait_for(
+            lambda: cluster.worker_running_python(), "a Python task on a worker", process=load, poll=0.1
+        )
         cluster.kill(victim)
         assert load.wait(timeout=3600) == 0, (root / "logs" / "load-corpus.log").read_text()[-3000:]
         cluster.start_worker(victim)

@@ -150,8 +150,12 @@
     {%- if plan.schema == live_schema(plan.schema) -%}
         {{ return(full) }}
     {%- endif -%}
-    {%- set row = run_query('select is_incremental, previous_max_batch_id from ' ~ plan).rows[0] -%}
-    {{ return({'incremental': row[0], 'previous_max_batch_id': row[1] or 0}) }}
+    {%- set rows = run_query('select is_incremental, previous_max_batch_id from ' ~ plan).rows -%}
+    {#- no row: `dbt run --empty` builds every model without rows -#}
+    {%- if rows | length == 0 -%}
+        {{ return(full) }}
+    {%- endif -%}
+    {{ return({'incremental': rows[0][0], 'previous_max_batch_id': rows[0][1] or 0}) }}
 {%- endmacro %}
 
 {# on-run-start: a build that selects some of the models that keep state but not all builds them in full
@@ -171,7 +175,8 @@
    the build's record (on Spark, which builds in place: that every model is built in full) #}
 {% macro note_build_plan() -%}
     {%- if execute and (builds_into_staging() or (target.type != 'postgres' and flags.WHICH in ['run', 'build'])) -%}
-        {%- set row = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows[0] -%}
+        {%- set rows = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows -%}
+        {%- set row = rows[0] if rows | length else [false, 'an empty build (dbt run --empty)', 0] -%}
         {%- if row[0] -%}
             {%- set line = 'incremental build: ' ~ row[2] ~ ' new batch(es) since the last build' -%}
         {%- else -%}
