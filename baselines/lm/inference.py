@@ -13,7 +13,10 @@ sorted by token count, and cut into batches of `batch_size`), so short pairs nev
 Exports are cached under <cache>/onnx/<run key>/ (``model.onnx``, ``model.<INT8_NAME>.onnx``), written
 once and atomically: a run key fixes the trained weights (baselines.lm.runs.run_key), so an export never goes
 stale. A run's score is the sigmoid of its logit, the mean over its patterns (a joint multi-pattern run)
-and the verifier's score the mean over its runs, as baselines.lm.runs.run_scores computes them.
+and the verifier's score the mean over its runs, as baselines.lm.runs.run_scores computes them; a
+verifier with a cosine share mixes in the zero-shot cosine of the premise and hypothesis sentences
+(baselines.lm.verifier.mix), embedded with torch (each distinct sentence once per call: the candidates
+of a build share their sentences, so this part is cheap next to the cross-encoder).
 
 This module imports torch and onnxruntime at its top: import it lazily (the `[lm]` extra).
 """
@@ -36,7 +39,7 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from baselines.lm import encoder
 from baselines.lm.models import DEFAULT_CACHE_DIR
 from baselines.lm.patterns import render
-from baselines.lm.rank.verifiers import ScoringRun
+from baselines.lm.verifier import ScoringRun, mix
 
 BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
 ONNX_OPSET = 17
@@ -179,7 +182,8 @@ class RunScorer:
 
 class PairScorer:
     """A verifier's runs on one backend: (premise, hypothesis) pairs -> mean probability over its runs and
-    their patterns. Models load once per process (Spark workers keep one per verifier and backend)."""
+    their patterns, mixed with the zero-shot cosine by `cosine_share` (0: none). Models load once per
+    process (Spark workers keep one per verifier and backend)."""
 
     def __init__(
         self,
@@ -189,11 +193,16 @@ class PairScorer:
         threads: int = 1,
         batch_size: int = 64,
         cache_dir: Path = DEFAULT_CACHE_DIR,
+        cosine_share: float = 0.0,
     ):
         if not runs:
             raise ValueError("a verifier needs at least one run")
-        self.batch_size = batch_size
+        self.batch_size, self.cache_dir, self.cosine_share = batch_size, cache_dir, cosine_share
         self.scorers = [RunScorer(run, backend, threads=threads, cache_dir=cache_dir) for run in runs]
+        self._encoder = None
+        if cosine_share:
+            torch.set_num_threads(threads)
+            self._encoder = encoder.load_encoder(runs[0].model, cache_dir).cpu().eval()
 
     @property
     def passes(self) -> int:
@@ -216,7 +225,18 @@ class PairScorer:
                 for pattern in scorer.run.patterns
             ]
             per_run.append(np.mean(per_pattern, axis=0))
-        return np.mean(per_run, axis=0)
+        tuned = np.mean(per_run, axis=0)
+        if self._encoder is None:
+            return tuned
+        cosine = encoder.cosine_scores(  # embed() runs without gradients
+            self.scorers[0].run.model,
+            list(premises),
+            list(hypotheses),
+            show_progress=False,
+            cache_dir=self.cache_dir,
+            model=self._encoder,
+        )
+        return mix(tuned, cosine, self.cosine_share)
 
 
 _SCORERS: dict[tuple, PairScorer] = {}
@@ -229,9 +249,17 @@ def cached_scorer(
     threads: int = 1,
     batch_size: int = 64,
     cache_dir: Path = DEFAULT_CACHE_DIR,
+    cosine_share: float = 0.0,
 ) -> PairScorer:
     """One PairScorer per process and configuration (a Spark Python worker scores many partitions)."""
-    key = (runs, backend, threads, batch_size, cache_dir, os.getpid())
+    key = (runs, backend, threads, batch_size, cache_dir, cosine_share, os.getpid())
     if key not in _SCORERS:
-        _SCORERS[key] = PairScorer(runs, backend, threads=threads, batch_size=batch_size, cache_dir=cache_dir)
+        _SCORERS[key] = PairScorer(
+            runs,
+            backend,
+            threads=threads,
+            batch_size=batch_size,
+            cache_dir=cache_dir,
+            cosine_share=cosine_share,
+        )
     return _SCORERS[key]
