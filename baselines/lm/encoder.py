@@ -83,12 +83,10 @@ def embed(
     show_progress: bool = True,
     desc: str = "embedding",
     cache_dir: Path = DEFAULT_CACHE_DIR,
-    model: torch.nn.Module | None = None,
 ) -> np.ndarray:
-    """L2-normalized mean-pooled sentence embeddings (rows aligned with `sentences`); `model`: the encoder
-    of `name` already loaded (a caller embedding many batches loads it once)."""
+    """L2-normalized mean-pooled sentence embeddings (rows aligned with `sentences`)."""
     tok, _ = tokenizer_and_config(name, cache_dir)
-    model = (model if model is not None else load_encoder(name, cache_dir)).to(device()).eval()
+    model = load_encoder(name, cache_dir).to(device()).eval()
     order = np.argsort([len(s) for s in sentences], kind="stable")  # similar lengths: less padding
     out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
     for sl in _progress(list(_batches(len(sentences), batch_size)), desc, show_progress):
@@ -109,13 +107,10 @@ def cosine_scores(
     *,
     show_progress: bool = True,
     cache_dir: Path = DEFAULT_CACHE_DIR,
-    model: torch.nn.Module | None = None,
 ) -> np.ndarray:
     """Zero-shot: cosine of premise and hypothesis embeddings (symmetric in the two sentences)."""
     unique = sorted(set(premises) | set(hypotheses))
-    vectors = embed(
-        name, unique, show_progress=show_progress, desc=f"zero-shot {name}", cache_dir=cache_dir, model=model
-    )
+    vectors = embed(name, unique, show_progress=show_progress, desc=f"zero-shot {name}", cache_dir=cache_dir)
     row = {s: i for i, s in enumerate(unique)}
     p = vectors[[row[s] for s in premises]]
     h = vectors[[row[s] for s in hypotheses]]
