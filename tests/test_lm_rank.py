@@ -13,6 +13,8 @@ import csv
 import importlib.util
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +28,8 @@ from baselines.lm.rank.candidates import candidate_frame, candidates_query, read
 from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates
 from baselines.lm.rank.store import ScoreStore
-from baselines.lm.rank.verifiers import RankingVerifier, VerifierChoice, ranking_verifier
 from baselines.lm.runs import RunSettings
+from baselines.lm.verifier import TrainedVerifier, VerifierSpec, build_verifier, mix
 from demo import generator
 from demo.job import run_demo
 from demo.relations import PLANTED_RULES
@@ -135,6 +137,33 @@ def test_backends_agree_and_batches_do_not_change_scores(lm_cache: Path) -> None
 
 
 @needs_lm
+def test_the_fast_path_scores_the_mix_like_the_verifier_api(lm_cache: Path) -> None:
+    """A verifier with a cosine share (the honest selection's pick) on every backend: its runs' mean
+    probability mixed with the zero-shot cosine of the two sentences, on the same backend, equal to the
+    benchmarks' cosine (baselines.lm.encoder.cosine_scores) within 1e-5 (fp32)."""
+    from baselines.lm import encoder, inference
+
+    verifier = bench_verifier(lm_cache, cosine_share=0.75)
+    premises, hypotheses = [p for p, _ in PAIRS], [h for _, h in PAIRS]
+    cosine = encoder.cosine_scores("minilm", premises, hypotheses, show_progress=False, cache_dir=lm_cache)
+    for backend in ("torch", "onnx-fp32", "onnx-int8"):
+        tuned = inference.PairScorer(verifier.runs, backend, cache_dir=lm_cache).score(premises, hypotheses)
+        scorer = inference.cached_scorer(
+            verifier.runs, backend, cache_dir=lm_cache, cosine_share=verifier.cosine_share
+        )
+        mixed = scorer.score(premises, hypotheses)
+        own = scorer.embedder.cosine(premises, hypotheses)  # the cosine on this backend
+        np.testing.assert_allclose(mixed, mix(tuned, own, 0.75), atol=1e-9, rtol=0)
+        atol = 0.05 if backend == "onnx-int8" else 1e-5  # int8: an approximation, measured on the folds
+        np.testing.assert_allclose(own, cosine, atol=atol, rtol=0)
+        # each sentence embedded once per scorer: a second call (other batches) reads the memo
+        np.testing.assert_allclose(scorer.score(premises[::-1], hypotheses[::-1]), mixed[::-1], atol=1e-12)
+    # the ranking's scorer is built from the verifier, cosine share included
+    settings = RankSettings(backend="onnx-fp32", threads=1, cache_dir=lm_cache, show_progress=False)
+    assert ranking_module._scorer(verifier, settings, threads=1).cosine_share == 0.75
+
+
+@needs_lm
 def test_length_sorted_batches_pad_to_their_longest_pair() -> None:
     from baselines.lm.inference import length_sorted_batches, padded
 
@@ -147,11 +176,12 @@ def test_length_sorted_batches_pad_to_their_longest_pair() -> None:
 # ---------------------------------------------------------------- ranking the demo's candidates
 
 
-def bench_verifier(cache: Path) -> RankingVerifier:
+def bench_verifier(cache: Path, cosine_share: float = 0.0) -> TrainedVerifier:
     from baselines.lm.rank.bench import bench_run
 
     run = bench_run("minilm", cache)
-    return RankingVerifier(name="bench minilm (seeded head)", key="bench0minilm0seeded0", runs=(run,))
+    key = "bench0minilm0seeded0" + ("0mix" if cosine_share else "")
+    return TrainedVerifier(name="bench minilm (seeded head)", key=key, runs=(run,), cosine_share=cosine_share)
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +192,7 @@ def demo_target(make_target, tmp_path_factory) -> Target:
     return target
 
 
-def stored(target: Target, verifier: RankingVerifier, backend: str):
+def stored(target: Target, verifier: TrainedVerifier, backend: str):
     with ScoreStore(target) as store:
         return store.scores("default", verifier.key, backend)
 
@@ -235,8 +265,11 @@ def test_spark_ranks_like_postgres(make_target, lm_cache, tmp_path):
     }
     spark = Target.from_environment(environ, engine="spark")
     quiet = Console(file=io.StringIO())
-    for target in (postgres, spark):
-        run_demo(target, size=generator.MIN_SIZE, out_dir=tmp_path / "demo", processes=1, console=quiet)
+    run_demo(postgres, size=generator.MIN_SIZE, out_dir=tmp_path / "demo", processes=1, console=quiet)
+    # the Spark demo in a child process, as `make demo` runs it: a process that opened a Spark session
+    # holds the catalog's one-process Derby metastore until it exits, and the ranking's child needs it
+    demo = [sys.executable, "-m", "demo.job", "--size", str(generator.MIN_SIZE), "--processes", "1"]
+    subprocess.run([*demo, "--out", str(tmp_path / "demo-spark")], env=spark.environment(), check=True)
     verifier = bench_verifier(lm_cache)
     settings = RankSettings(
         backend="onnx-fp32", threads=1, chunk_size=64, cache_dir=lm_cache, show_progress=False
@@ -286,11 +319,9 @@ def test_a_directional_verifier_ranks_the_planted_rules_above_their_reverses(
         split="train",
         show_progress=False,
     )
-    choice = VerifierChoice(
-        model="minilm", patterns=("x, which means that y",), seeds=(0,), dataset=DIRECTIONAL
-    )
+    spec = VerifierSpec(model="minilm", patterns=("x, which means that y",), seeds=(0,), dataset=DIRECTIONAL)
     runs = RunSettings(runs_dir=tmp_path / "runs", cache_dir=lm_cache, threads=1)
-    verifier = ranking_verifier(choice, load_items(demo_target), settings=runs, show_progress=False)
+    verifier = build_verifier(spec, load_items(demo_target)).trained(settings=runs, show_progress=False)
     settings = RankSettings(backend="onnx-fp32", threads=1, cache_dir=lm_cache, show_progress=False)
     summary = rank_candidates(demo_target, verifier, settings)
     assert summary.scored == summary.candidates > 0  # `make rank` scores every demo candidate

@@ -3,7 +3,9 @@ rows. Tests marked like tests/test_lm.py's `needs_lm` train MiniLM on a few hand
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import random
 
 import numpy as np
@@ -253,6 +255,74 @@ def test_score_pairs_is_the_mean_of_the_verifier_runs_and_is_cached(tmp_path):
     )
     with pytest.raises(ResourceMissing, match="not trained"):
         score_pairs(untrained, p, h, settings=settings, allow_compute=False)
+
+
+def test_the_default_verifier_is_trained_by_the_default_plan_and_keyed_by_its_cosine_share():
+    """One verifier concept: the ranking's default is the honest selection's pick (the mix), whose run
+    the default `make lm` plan trains; the cosine share is part of the key, and a verifier without it keeps
+    the key of its runs alone (the key rankings stored before)."""
+    from baselines.lm.plan import DEFAULT_PLAN
+    from baselines.lm.rank.cli import chosen_spec
+    from baselines.lm.verifier import DEFAULT_VERIFIER, mix, plan_trains
+
+    assert DEFAULT_VERIFIER.cosine_share == DEFAULT_PLAN.cosine_share > 0
+    assert plan_trains(DEFAULT_PLAN, DEFAULT_VERIFIER)
+    assert not plan_trains(DEFAULT_PLAN, VerifierSpec("minilm", ("y because x",), dataset="levy_holt/x"))
+    assert chosen_spec(None, None, None, None, None) == DEFAULT_VERIFIER  # `make rank` without ARGS
+    assert chosen_spec("mpnet", None, None, None, 0.0).cosine_share == 0.0
+    assert VerifierSpec.from_dict(DEFAULT_VERIFIER.to_dict()) == DEFAULT_VERIFIER
+    with pytest.raises(ConfigurationError, match="cosine share"):
+        VerifierSpec("minilm", ("y because x",), cosine_share=1.0)
+    np.testing.assert_allclose(mix(np.array([0.2, 1.0]), np.array([0.6, -0.2]), 0.75), [0.5, 0.1])
+
+    items = levy_holt_like()
+    plain = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0,), folds=4)
+    mixed = VerifierSpec(
+        "minilm", ("y because x",), dataset="levy_holt", seeds=(0,), folds=4, cosine_share=0.5
+    )
+    a, b = build_verifier(plain, items), build_verifier(mixed, items)
+    assert a.runs() == b.runs() and a.key != b.key  # the same runs; other scores, so another key
+    keys = sorted(runs.run_key(r, t.hash) for r, t in a.runs())
+    assert a.key == hashlib.sha256(json.dumps(keys).encode()).hexdigest()[:20]
+    assert b.name == a.name + " + zero-shot cosine 0.5" and b.describe()["cosine_share"] == 0.5
+
+
+@needs_lm
+def test_a_trained_verifier_locates_the_weights_of_its_runs(tmp_path):
+    items = levy_holt_like(n_groups=4, per_group=4)
+    spec = VerifierSpec(
+        "minilm", ("y because x",), dataset="levy_holt", seeds=(0,), epochs=1, folds=3, cosine_share=0.75
+    )
+    verifier = build_verifier(spec, items)
+    settings = runs.RunSettings(runs_dir=tmp_path)
+    with pytest.raises(ResourceMissing, match="not trained"):
+        verifier.trained(settings=settings, allow_compute=False)
+    trained = verifier.trained(settings=settings, show_progress=False)
+    assert (trained.name, trained.key, trained.cosine_share) == (verifier.name, verifier.key, 0.75)
+    assert [run.key for run in trained.runs] == [runs.run_key(r, t.hash) for r, t in verifier.runs()]
+    assert all(run.weights.is_file() and run.patterns == ("y because x",) for run in trained.runs)
+    assert trained.description == verifier.describe()
+
+
+@needs_lm
+def test_a_verifier_with_a_cosine_share_mixes_the_zero_shot_cosine_in(tmp_path):
+    from baselines.lm.verifier import mix, score_pairs
+
+    items = levy_holt_like(n_groups=4, per_group=4)
+    spec = VerifierSpec(
+        "minilm", ("y because x",), dataset="levy_holt", seeds=(0,), epochs=1, folds=3, cosine_share=0.75
+    )
+    verifier = build_verifier(spec, items)
+    settings = runs.RunSettings(runs_dir=tmp_path)
+    p, h = ["Anna verb0x1 Berlin", "Anna verb0x2 Berlin"], ["Anna verb0x2 Berlin", "Anna verb1x1 Berlin"]
+    scores = score_pairs(verifier, p, h, settings=settings)
+    ((recipe, training),) = verifier.runs()
+    tuned = runs.run_scores(recipe, training, p, h, allow_compute=True, settings=settings)  # trained: scores
+    cosine = runs.run_scores(
+        runs.Recipe.zero_shot("minilm"), None, p, h, allow_compute=True, settings=settings
+    )
+    np.testing.assert_allclose(scores, mix(tuned, cosine, 0.75))
+    assert not np.allclose(scores, tuned)
 
 
 @needs_lm

@@ -13,7 +13,10 @@ sorted by token count, and cut into batches of `batch_size`), so short pairs nev
 Exports are cached under <cache>/onnx/<run key>/ (``model.onnx``, ``model.<INT8_NAME>.onnx``), written
 once and atomically: a run key fixes the trained weights (baselines.lm.runs.run_key), so an export never goes
 stale. A run's score is the sigmoid of its logit, the mean over its patterns (a joint multi-pattern run)
-and the verifier's score the mean over its runs, as baselines.lm.runs.run_scores computes them.
+and the verifier's score the mean over its runs, as baselines.lm.runs.run_scores computes them; a
+verifier with a cosine share mixes in the zero-shot cosine of the premise and hypothesis sentences
+(baselines.lm.verifier.mix), embedded by the model's pretrained encoder on the same backend (exported to
+<cache>/onnx/zero-shot-<model>/), each distinct sentence once per scorer.
 
 This module imports torch and onnxruntime at its top: import it lazily (the `[lm]` extra).
 """
@@ -36,7 +39,7 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 from baselines.lm import encoder
 from baselines.lm.models import DEFAULT_CACHE_DIR
 from baselines.lm.patterns import render
-from baselines.lm.rank.verifiers import ScoringRun
+from baselines.lm.verifier import ScoringRun, mix
 
 BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
 ONNX_OPSET = 17
@@ -84,17 +87,37 @@ def onnx_paths(run: ScoringRun, cache_dir: Path = DEFAULT_CACHE_DIR) -> dict[str
     return {"onnx-fp32": folder / "model.onnx", "onnx-int8": folder / f"model.{INT8_NAME}.onnx"}
 
 
-def export_onnx(run: ScoringRun, backend: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
-    """The run's ONNX model for `backend` (onnx-fp32 or onnx-int8), exported on first use."""
-    paths = onnx_paths(run, cache_dir)
+def encoder_onnx_paths(model: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> dict[str, Path]:
+    """The exports of a model's pretrained encoder as a sentence embedder (the zero-shot cosine's)."""
+    folder = cache_dir / "onnx" / f"zero-shot-{model}"
+    return {"onnx-fp32": folder / "model.onnx", "onnx-int8": folder / f"model.{INT8_NAME}.onnx"}
+
+
+class _Embedder(torch.nn.Module):
+    """The pretrained encoder with mean pooling and L2 normalization: baselines.lm.encoder.embed as one
+    network, so that ONNX Runtime runs all of it."""
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        hidden = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return torch.nn.functional.normalize(encoder.mean_pool(hidden, attention_mask), dim=-1)
+
+
+def _export(
+    paths: dict[str, Path], backend: str, network, model: str, output: str, info: dict, cache_dir: Path
+):
+    """paths[backend], exported from `network()` (fp32) and quantized (int8) on first use."""
     path = paths[backend]
     if path.is_file():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     fp32 = paths["onnx-fp32"]
     if not fp32.is_file():
-        model = encoder.load_weights(run.model, run.weights, cache_dir).cpu().eval()
-        tok, _ = encoder.tokenizer_and_config(run.model, cache_dir)
+        net = network().cpu().eval()
+        tok, _ = encoder.tokenizer_and_config(model, cache_dir)
         example = tok(["a premise", "a longer hypothesis sentence"], padding=True, return_tensors="pt")
         with tempfile.TemporaryDirectory(dir=fp32.parent) as tmp, warnings.catch_warnings():
             # the tracer's notes on Python branches it fixes: none depends on the batch or its length
@@ -102,21 +125,21 @@ def export_onnx(run: ScoringRun, backend: str, cache_dir: Path = DEFAULT_CACHE_D
             warnings.simplefilter("ignore")
             staged = Path(tmp) / "model.onnx"
             torch.onnx.export(
-                model,
+                net,
                 (example["input_ids"], example["attention_mask"]),
                 str(staged),
                 dynamo=False,  # the TorchScript exporter: no onnxscript dependency, dynamic axes as given
                 input_names=list(INPUTS),
-                output_names=["logit"],
+                output_names=[output],
                 dynamic_axes={
                     "input_ids": {0: "batch", 1: "tokens"},
                     "attention_mask": {0: "batch", 1: "tokens"},
-                    "logit": {0: "batch"},
+                    output: {0: "batch"},
                 },
                 opset_version=ONNX_OPSET,
             )
             staged.replace(fp32)  # same folder: atomic, a half-written export is never read
-        info = {"run": run.key, "model": run.model, "weights": str(run.weights), "torch": torch.__version__}
+        info = {**info, "model": model, "torch": torch.__version__}
         (fp32.parent / "export.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     if backend == "onnx-int8" and not path.is_file():
         with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
@@ -128,6 +151,33 @@ def export_onnx(run: ScoringRun, backend: str, cache_dir: Path = DEFAULT_CACHE_D
                 logging.disable(logging.NOTSET)
             staged.replace(path)
     return path
+
+
+def export_onnx(run: ScoringRun, backend: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
+    """The run's ONNX model for `backend` (onnx-fp32 or onnx-int8), exported on first use."""
+    return _export(
+        onnx_paths(run, cache_dir),
+        backend,
+        lambda: encoder.load_weights(run.model, run.weights, cache_dir),
+        run.model,
+        "logit",
+        {"run": run.key, "weights": str(run.weights)},
+        cache_dir,
+    )
+
+
+def export_encoder_onnx(model: str, backend: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
+    """The model's sentence embedder (pretrained encoder, mean pooling, L2 norm) for `backend`, exported on
+    first use. The weights are those of the pinned model package, so the export never goes stale."""
+    return _export(
+        encoder_onnx_paths(model, cache_dir),
+        backend,
+        lambda: _Embedder(encoder.load_encoder(model, cache_dir)),
+        model,
+        "embedding",
+        {"zero-shot": model},
+        cache_dir,
+    )
 
 
 def onnx_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
@@ -177,9 +227,55 @@ class RunScorer:
         return out
 
 
+class SentenceEmbedder:
+    """A model's zero-shot sentence embeddings on one backend, each distinct sentence embedded once per
+    scorer (a build's candidates share their sentences across chunks): the cosine part of a mix. Equal to
+    baselines.lm.encoder.cosine_scores (the benchmarks') within 1e-5 on torch and onnx-fp32."""
+
+    MAX_LENGTH = 128  # as baselines.lm.encoder.embed
+    MEMO = 50_000  # sentences kept; the memo is emptied when full
+
+    def __init__(self, model: str, backend: str, *, threads: int = 1, cache_dir: Path = DEFAULT_CACHE_DIR):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+        self.model, self.backend, self.cache_dir = model, backend, cache_dir
+        tok, _ = encoder.tokenizer_and_config(model, cache_dir)
+        self.pad_id = tok.pad_token_id
+        self._memo: dict[str, np.ndarray] = {}
+        if backend == "torch":
+            torch.set_num_threads(threads)
+            self._torch = _Embedder(encoder.load_encoder(model, cache_dir)).cpu().eval()
+        else:
+            self._session = onnx_session(export_encoder_onnx(model, backend, cache_dir), threads)
+
+    def _embed(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.backend == "torch":
+            with torch.inference_mode():
+                return self._torch(torch.from_numpy(input_ids), torch.from_numpy(mask)).numpy()
+        return self._session.run(None, {"input_ids": input_ids, "attention_mask": mask})[0]
+
+    def vectors(self, sentences: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        new = sorted({s for s in sentences if s not in self._memo})
+        if len(self._memo) + len(new) > self.MEMO:
+            self._memo.clear()
+            new = sorted(set(sentences))
+        if new:
+            ids = _tokenized(self.model, new, self.MAX_LENGTH, self.cache_dir)
+            for batch in length_sorted_batches([len(seq) for seq in ids], batch_size):
+                vectors = self._embed(*padded([ids[i] for i in batch], self.pad_id))
+                for i, vector in zip(batch, vectors, strict=True):
+                    self._memo[new[i]] = vector
+        return np.stack([self._memo[s] for s in sentences])
+
+    def cosine(self, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        p, h = self.vectors(premises, batch_size), self.vectors(hypotheses, batch_size)
+        return (p * h).sum(1).astype(float)
+
+
 class PairScorer:
     """A verifier's runs on one backend: (premise, hypothesis) pairs -> mean probability over its runs and
-    their patterns. Models load once per process (Spark workers keep one per verifier and backend)."""
+    their patterns, mixed with the zero-shot cosine by `cosine_share` (0: none). Models load once per
+    process (Spark workers keep one per verifier and backend)."""
 
     def __init__(
         self,
@@ -189,11 +285,15 @@ class PairScorer:
         threads: int = 1,
         batch_size: int = 64,
         cache_dir: Path = DEFAULT_CACHE_DIR,
+        cosine_share: float = 0.0,
     ):
         if not runs:
             raise ValueError("a verifier needs at least one run")
-        self.batch_size = batch_size
+        self.batch_size, self.cache_dir, self.cosine_share = batch_size, cache_dir, cosine_share
         self.scorers = [RunScorer(run, backend, threads=threads, cache_dir=cache_dir) for run in runs]
+        self.embedder = None
+        if cosine_share:
+            self.embedder = SentenceEmbedder(runs[0].model, backend, threads=threads, cache_dir=cache_dir)
 
     @property
     def passes(self) -> int:
@@ -216,7 +316,10 @@ class PairScorer:
                 for pattern in scorer.run.patterns
             ]
             per_run.append(np.mean(per_pattern, axis=0))
-        return np.mean(per_run, axis=0)
+        tuned = np.mean(per_run, axis=0)
+        if self.embedder is None:
+            return tuned
+        return mix(tuned, self.embedder.cosine(premises, hypotheses, self.batch_size), self.cosine_share)
 
 
 _SCORERS: dict[tuple, PairScorer] = {}
@@ -229,9 +332,17 @@ def cached_scorer(
     threads: int = 1,
     batch_size: int = 64,
     cache_dir: Path = DEFAULT_CACHE_DIR,
+    cosine_share: float = 0.0,
 ) -> PairScorer:
     """One PairScorer per process and configuration (a Spark Python worker scores many partitions)."""
-    key = (runs, backend, threads, batch_size, cache_dir, os.getpid())
+    key = (runs, backend, threads, batch_size, cache_dir, cosine_share, os.getpid())
     if key not in _SCORERS:
-        _SCORERS[key] = PairScorer(runs, backend, threads=threads, batch_size=batch_size, cache_dir=cache_dir)
+        _SCORERS[key] = PairScorer(
+            runs,
+            backend,
+            threads=threads,
+            batch_size=batch_size,
+            cache_dir=cache_dir,
+            cosine_share=cosine_share,
+        )
     return _SCORERS[key]

@@ -36,6 +36,7 @@ from baselines.lm.models import MODELS, model_dir, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, PATTERNS
 from baselines.lm.plan import DEFAULT_PLAN, LmSettings, Plan, method_names
 from baselines.lm.runs import Recipe, RunStats, run_scores
+from baselines.lm.verifier import mix
 from baselines.registry import REGISTRY, Context, register
 
 ALLOW_COMPUTE = "lm_allow_compute"  # ctx.cache flag set by `make lm`: may train and score
@@ -184,7 +185,7 @@ def mix_scores(
         if patterns:
             tuned = fine_tuned_scores(group, model, patterns, ctx, plan, seeds)
             cosine = zero_shot_scores(group, model, ctx)
-            out[group.index] = (1 - plan.cosine_share) * tuned + plan.cosine_share * cosine
+            out[group.index] = mix(tuned.to_numpy(), cosine.to_numpy(), plan.cosine_share)
     return out
 
 

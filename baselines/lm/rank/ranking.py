@@ -34,7 +34,7 @@ from tqdm import tqdm
 from baselines.lm.models import DEFAULT_CACHE_DIR, require_stack
 from baselines.lm.rank.candidates import CANDIDATE_COLUMNS, candidate_frame, candidates_query, sentences_of
 from baselines.lm.rank.store import ScoreStore, build_name
-from baselines.lm.rank.verifiers import RankingVerifier, ScoringRun
+from baselines.lm.verifier import TrainedVerifier
 from warehouse.errors import ConfigurationError
 from warehouse.marts import Marts
 from warehouse.spark_raw import apply_spark_schema
@@ -90,15 +90,20 @@ def score_chunk(
     return store.write(build, verifier_key, backend, keys, scores, premises, hypotheses)
 
 
-def _scorer(runs: tuple[ScoringRun, ...], settings: RankSettings, threads: int):
+def _scorer(verifier: TrainedVerifier, settings: RankSettings, threads: int):
     from baselines.lm import inference  # torch and onnxruntime: only once something is scored
 
     return inference.cached_scorer(
-        runs, settings.backend, threads=threads, batch_size=settings.batch_size, cache_dir=settings.cache_dir
+        verifier.runs,
+        settings.backend,
+        threads=threads,
+        batch_size=settings.batch_size,
+        cache_dir=settings.cache_dir,
+        cosine_share=verifier.cosine_share,
     )
 
 
-def rank_candidates(target: Target, verifier: RankingVerifier, settings: RankSettings) -> RankSummary:
+def rank_candidates(target: Target, verifier: TrainedVerifier, settings: RankSettings) -> RankSummary:
     """Score every candidate of the Target's build that has no score of this verifier and backend yet."""
     require_stack()
     build = build_name(target)
@@ -130,7 +135,7 @@ def rank_candidates(target: Target, verifier: RankingVerifier, settings: RankSet
     )
 
 
-def rank_in_child_process(target: Target, verifier: RankingVerifier, settings: RankSettings) -> RankSummary:
+def rank_in_child_process(target: Target, verifier: TrainedVerifier, settings: RankSettings) -> RankSummary:
     """rank_candidates in a spawned child process. On Spark the process that held a session keeps its JVM,
     and with it the catalog's one-process Derby metastore, until it exits: a dbt run after the ranking
     (the mart) needs the ranking's process gone."""
@@ -138,7 +143,7 @@ def rank_in_child_process(target: Target, verifier: RankingVerifier, settings: R
         return pool.submit(rank_candidates, target, verifier, settings).result()
 
 
-def _progress(total: int, done: int, settings: RankSettings, verifier: RankingVerifier) -> tqdm:
+def _progress(total: int, done: int, settings: RankSettings, verifier: TrainedVerifier) -> tqdm:
     return tqdm(
         total=total,
         initial=done,
@@ -151,7 +156,7 @@ def _progress(total: int, done: int, settings: RankSettings, verifier: RankingVe
 def _rank_here(
     marts: Marts,
     store: ScoreStore,
-    verifier: RankingVerifier,
+    verifier: TrainedVerifier,
     settings: RankSettings,
     build: str,
     done: set[str],
@@ -161,7 +166,7 @@ def _rank_here(
     todo = candidates[~candidates["candidate_key"].isin(done)].reset_index(drop=True)
     if todo.empty:
         return len(candidates), 0, 0
-    scorer = _scorer(verifier.runs, settings, settings.threads)
+    scorer = _scorer(verifier, settings, settings.threads)
     scored = 0
     with _progress(len(candidates), len(candidates) - len(todo), settings, verifier) as bar:
         for start in range(0, len(todo), settings.chunk_size):
@@ -174,7 +179,7 @@ def _rank_here(
 def _rank_on_spark(
     target: Target,
     marts: Marts,
-    verifier: RankingVerifier,
+    verifier: TrainedVerifier,
     settings: RankSettings,
     build: str,
     done: set[str],
@@ -212,7 +217,7 @@ def _rank_on_spark(
 
 
 def copy_to_spark(
-    marts: Marts, store: ScoreStore, verifier: RankingVerifier, backend: str, build: str
+    marts: Marts, store: ScoreStore, verifier: TrainedVerifier, backend: str, build: str
 ) -> int:
     """Spark: the ranking's rows (from Postgres, where they are kept) into the catalog's partition of
     (build, verifier, backend) of results.verifier_scores, for the dbt mart; returns the rows copied."""
@@ -246,17 +251,17 @@ def copy_to_spark(
     return len(rows)
 
 
-def _partition_scorer(postgres: Target, verifier: RankingVerifier, settings: RankSettings, build: str):
+def _partition_scorer(postgres: Target, verifier: TrainedVerifier, settings: RankSettings, build: str):
     """The function a Spark task runs on its partition's candidate rows: each chunk rendered, scored and
     committed to Postgres by the task (one verifier per Python worker: baselines.lm.inference caches it)."""
-    runs, key, backend = verifier.runs, verifier.key, settings.backend
+    key, backend = verifier.key, settings.backend
 
     def score(frames: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         frames = [frame for frame in frames if len(frame)]
         out = []
         if frames:
             rows = pd.concat(frames, ignore_index=True)
-            scorer = _scorer(runs, settings, threads=1)  # the tasks are the parallelism
+            scorer = _scorer(verifier, settings, threads=1)  # the tasks are the parallelism
             with ScoreStore(postgres) as store:
                 for chunk_id, chunk in rows.groupby("chunk", sort=True):
                     chunk = chunk[list(CANDIDATE_COLUMNS)].sort_values("candidate_key")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from baselines.lm.rank.verifiers import RankingVerifier
+from baselines.lm.verifier import TrainedVerifier
 from warehouse.target import Target
 
 
@@ -39,7 +39,7 @@ class ScoreStore:
     def __exit__(self, *exc) -> None:
         self._conn.close()
 
-    def record(self, verifier: RankingVerifier) -> None:
+    def record(self, verifier: TrainedVerifier) -> None:
         """The verifier's row (name and description), once."""
         with self._conn.transaction():
             self._conn.execute(
