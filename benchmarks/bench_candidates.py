@@ -33,7 +33,7 @@ import click
 import psutil
 
 from benchmarks import bench_incremental
-from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
+from benchmarks.profile_candidates import MARTS_SELECTOR, parse_sizes, profile_dbt_run
 from benchmarks.reference import compare_with_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
@@ -297,20 +297,13 @@ class Options:
     out: Path
 
 
-def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
-    try:
-        return sorted(int(s) for s in value.split(",") if s.strip())
-    except ValueError:
-        raise click.BadParameter(f"comma-separated integers, got {value!r}") from None
-
-
 @click.command(context_settings=CONTEXT, help=__doc__.split("\n")[0])
 @version_option
 @click.option(
     "--sizes",
     default="1000000,5000000,20000000",
     show_default=True,
-    callback=_sizes,
+    callback=parse_sizes,
     help="Comma-separated numbers of relation instances.",
 )
 @shape_options

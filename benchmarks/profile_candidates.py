@@ -361,7 +361,8 @@ class Options:
     out: Path
 
 
-def _sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
+def parse_sizes(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
+    """click callback of a --sizes option: comma-separated instance counts, ascending."""
     try:
         return sorted(int(s) for s in value.split(",") if s.strip())
     except ValueError:
@@ -394,7 +395,7 @@ def profile_size(target: Target, n_instances: int, args: Options, dbt_vars: dict
 @click.command(context_settings=CONTEXT, help=__doc__.split("\n")[0])
 @version_option
 @click.option(
-    "--sizes", default="1000000", show_default=True, callback=_sizes, help="Instances, comma-separated."
+    "--sizes", default="1000000", show_default=True, callback=parse_sizes, help="Instances, comma-separated."
 )
 @shape_options
 @click.option("--threads", type=int, default=2, show_default=True, help="dbt threads (the bench uses 2).")
