@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+from baselines.lm import models
 from warehouse import server
 from warehouse.settings import shared_data_dir
 from warehouse.target import Target
@@ -61,3 +63,11 @@ def shared_data():
     if not path.is_dir():
         pytest.skip(f"shared data folder {path} is absent (set SHERLIIC_DATA); test needs the real data")
     return path
+
+
+@pytest.fixture(scope="session")
+def lm_cache(tmp_path_factory) -> Path:
+    """The LM tests' cache folder (ONNX exports, bench weights) sharing the unpacked models."""
+    cache = tmp_path_factory.mktemp("lm-cache")
+    (cache / "models").symlink_to(models.model_dir("minilm").parent, target_is_directory=True)
+    return cache

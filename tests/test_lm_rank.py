@@ -1,7 +1,7 @@
 """Every inference candidate ranked by a verifier (baselines/lm/rank/, baselines/lm/inference.py): the
 sentences a typed rule becomes, the scoring backends (torch = ONNX fp32 within 1e-5), the ranking on the
 demo warehouse (resumable after a kill, a re-run scores nothing, the mart, the export's
-rules_verifier.tsv, the plot) and the same scores on Spark.
+rules_verifier.tsv, the plot); the same scores on Spark: tests/test_spark_demo.py.
 
 Speed and plumbing tests score with a "bench" run (the pretrained MiniLM encoder and a seeded head:
 baselines.lm.rank.bench.bench_run), which needs no training; tests marked `lm` need the [lm] extra.
@@ -12,9 +12,6 @@ from __future__ import annotations
 import csv
 import importlib.util
 import io
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +22,7 @@ from baselines.datasets import load_benchmark, load_items
 from baselines.lm import models
 from baselines.lm.rank import ranking as ranking_module
 from baselines.lm.rank.candidates import candidate_frame, candidates_query, readable_argument, rule_sentences
-from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
+from baselines.lm.rank.ranking import RankSettings, rank_candidates
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates
 from baselines.lm.rank.store import ScoreStore
 from baselines.lm.runs import RunSettings
@@ -33,7 +30,6 @@ from baselines.lm.verifier import TrainedVerifier, VerifierSpec, build_verifier,
 from demo import generator
 from demo.job import run_demo
 from demo.relations import PLANTED_RULES
-from tests.test_spark_engine import needs_spark
 from warehouse.dbt import run_dbt
 from warehouse.export import export
 from warehouse.target import Target
@@ -83,14 +79,6 @@ def test_typed_rules_become_readable_sentences() -> None:
 
 
 # ---------------------------------------------------------------- scoring backends
-
-
-@pytest.fixture(scope="module")
-def lm_cache(tmp_path_factory) -> Path:
-    """A cache folder of the tests' own (ONNX exports, bench weights) sharing the unpacked models."""
-    cache = tmp_path_factory.mktemp("lm-cache")
-    (cache / "models").symlink_to(models.model_dir("minilm").parent, target_is_directory=True)
-    return cache
 
 
 PAIRS = [
@@ -251,46 +239,6 @@ def test_ranking_resumes_after_a_kill_and_a_rerun_scores_nothing(
     frame = scored_candidates(demo_target, verifier.key, "onnx-fp32")
     assert len(frame) == resumed.candidates
     assert plot_verifier_vs_esr(frame, tmp_path / "plot.png", "test").stat().st_size > 10_000
-
-
-@needs_spark
-@needs_lm
-@pytest.mark.slow
-def test_spark_ranks_like_postgres(make_target, lm_cache, tmp_path):
-    postgres = make_target()
-    environ = {
-        **os.environ,
-        "SHERLIIC_SPARK_DIR": str(tmp_path / "spark"),
-        "DATABASE_URL": make_target().url(),
-    }
-    spark = Target.from_environment(environ, engine="spark")
-    quiet = Console(file=io.StringIO())
-    run_demo(postgres, size=generator.MIN_SIZE, out_dir=tmp_path / "demo", processes=1, console=quiet)
-    # the Spark demo in a child process, as `make demo` runs it: a process that opened a Spark session
-    # holds the catalog's one-process Derby metastore until it exits, and the ranking's child needs it
-    demo = [sys.executable, "-m", "demo.job", "--size", str(generator.MIN_SIZE), "--processes", "1"]
-    subprocess.run([*demo, "--out", str(tmp_path / "demo-spark")], env=spark.environment(), check=True)
-    verifier = bench_verifier(lm_cache)
-    settings = RankSettings(
-        backend="onnx-fp32", threads=1, chunk_size=64, cache_dir=lm_cache, show_progress=False
-    )
-    on_postgres = rank_candidates(postgres, verifier, settings)
-    on_spark = rank_in_child_process(spark, verifier, settings)  # then dbt may use the catalog
-    assert on_spark.candidates == on_postgres.candidates == on_spark.scored > 64  # several chunks and waves
-    a = stored(postgres, verifier, "onnx-fp32").set_index("candidate_key")
-    b = stored(spark, verifier, "onnx-fp32").set_index("candidate_key").loc[a.index]
-    assert (a["premise_sentence"] == b["premise_sentence"]).all()
-    assert (a["hypothesis_sentence"] == b["hypothesis_sentence"]).all()
-    np.testing.assert_allclose(b["verifier_score"], a["verifier_score"], atol=1e-5, rtol=0)
-    assert rank_in_child_process(spark, verifier, settings).scored == 0  # a re-run is a no-op on Spark too
-
-    # the copy in the Spark catalog feeds the mart and the export there
-    run_dbt(spark, ["run", "--select", "candidate_verifier_scores", "--quiet"])
-    with spark.marts() as marts:
-        (n,) = marts.one("select count(*) from warehouse.candidate_verifier_scores")
-    assert n == on_spark.candidates
-    files = export(spark, tmp_path / "export-spark")
-    assert files.rows["rules_verifier.tsv"] == files.rows["rules.tsv"]
 
 
 DIRECTIONAL = (

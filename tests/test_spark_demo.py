@@ -9,7 +9,12 @@ import csv
 import io
 import math
 import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
@@ -19,14 +24,17 @@ from baselines import catalog
 from baselines.datasets import warehouse_coverage
 from baselines.distributional import compute_scores, resolve_keys
 from baselines.evaluate import evaluate_many
+from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
 from baselines.registry import Context
 from baselines.rel_embeddings import edge_query
 from demo import generator
-from demo.job import run_demo
+from demo.job import DemoSummary, collect_summary, run_demo
 from demo.relations import PLANTED_RULES
 from deppath.paths import reverse_path
 from extract.summary import database_summary
+from tests.test_lm_rank import bench_verifier, needs_lm, stored
 from tests.test_spark_engine import needs_spark
+from warehouse.dbt import run_dbt
 from warehouse.export import export
 from warehouse.marts import Marts
 from warehouse.target import Target
@@ -137,17 +145,84 @@ def assert_same_baselines(on_spark: dict, on_postgres: dict) -> None:
     pd.testing.assert_frame_equal(on_spark["results"], on_postgres["results"], **close)
 
 
+@dataclass(frozen=True)
+class Demos:
+    """The demo at its minimum size on both engines: Postgres (built in this process) and Spark (a throwaway
+    catalog, built by `python -m demo.job` as `make demo` runs it)."""
+
+    postgres: Target
+    on_postgres: DemoSummary
+    spark: Target
+    spark_dir: Path
+    spark_out: Path
+
+
+@pytest.fixture(scope="module")
+def demos(make_target, tmp_path_factory) -> Demos:
+    """Built once for this module's tests. The Spark demo runs in a child process: a process that opened a
+    Spark session holds the catalog's one-process Derby metastore until it exits, so this module's tests
+    use the catalog from child processes first (the ranking) and from this process last (the comparison)."""
+    root = tmp_path_factory.mktemp("demos")
+    postgres = make_target()
+    quiet = Console(file=io.StringIO())
+    on_postgres = run_demo(
+        postgres, size=generator.MIN_SIZE, out_dir=root / "demo", processes=1, console=quiet
+    )
+    environ = {**os.environ, "SHERLIIC_SPARK_DIR": str(root / "spark"), "DATABASE_URL": make_target().url()}
+    spark = Target.from_environment(environ, engine="spark")
+    demo = [sys.executable, "-m", "demo.job", "--size", str(generator.MIN_SIZE), "--processes", "1"]
+    subprocess.run([*demo, "--out", str(root / "demo-spark")], env=spark.environment(), check=True)
+    return Demos(postgres, on_postgres, spark, root / "spark", root / "demo-spark")
+
+
+def spark_summary(demos: Demos) -> DemoSummary:
+    """The Spark demo's summary, read from its catalog in this process (as the demo job reads it)."""
+    batches = ds.dataset(demos.spark_dir / "spark-warehouse" / "raw.db" / "load_batches", format="parquet")
+    (corpus_batch,) = [
+        b["batch_id"]
+        for b in batches.to_table().to_pylist()
+        if (b["kind"], b["status"]) == ("corpus", "loaded")
+    ]
+    out = demos.spark_out
+    summary = DemoSummary(demos.spark, out / "corpus.jsonl", out / "types.tsv", generator.MIN_SIZE, 0)
+    collect_summary(summary, corpus_batch)
+    return summary
+
+
+@needs_spark
+@needs_lm
+@pytest.mark.slow
+def test_spark_ranks_like_postgres(demos: Demos, lm_cache, tmp_path):
+    """Runs before the comparison below: the ranking and dbt use the Spark catalog from child processes."""
+    postgres, spark = demos.postgres, demos.spark
+    verifier = bench_verifier(lm_cache)
+    settings = RankSettings(
+        backend="onnx-fp32", threads=1, chunk_size=64, cache_dir=lm_cache, show_progress=False
+    )
+    on_postgres = rank_candidates(postgres, verifier, settings)
+    on_spark = rank_in_child_process(spark, verifier, settings)  # then dbt may use the catalog
+    assert on_spark.candidates == on_postgres.candidates == on_spark.scored > 64  # several chunks and waves
+    a = stored(postgres, verifier, "onnx-fp32").set_index("candidate_key")
+    b = stored(spark, verifier, "onnx-fp32").set_index("candidate_key").loc[a.index]
+    assert (a["premise_sentence"] == b["premise_sentence"]).all()
+    assert (a["hypothesis_sentence"] == b["hypothesis_sentence"]).all()
+    np.testing.assert_allclose(b["verifier_score"], a["verifier_score"], atol=1e-5, rtol=0)
+    assert rank_in_child_process(spark, verifier, settings).scored == 0  # a re-run is a no-op on Spark too
+
+    # the copy in the Spark catalog feeds the mart and the export there
+    run_dbt(spark, ["run", "--select", "candidate_verifier_scores", "--quiet"])
+    with spark.marts() as marts:
+        (n,) = marts.one("select count(*) from warehouse.candidate_verifier_scores")
+    assert n == on_spark.candidates
+    files = export(spark, tmp_path / "export-spark")
+    assert files.rows["rules_verifier.tsv"] == files.rows["rules.tsv"]
+
+
 @needs_spark
 @pytest.mark.slow
-def test_demo_on_spark_equals_postgres(fresh_target: Target, tmp_path):
-    # a throwaway Spark catalog
-    environ = {**os.environ, "SHERLIIC_SPARK_DIR": str(tmp_path / "spark")}
-    spark_target = Target.from_environment(environ, engine="spark")
-    quiet = Console(file=io.StringIO())
-    size = generator.MIN_SIZE
-    on_postgres = run_demo(fresh_target, size=size, out_dir=tmp_path / "demo", processes=1, console=quiet)
-    on_spark = run_demo(spark_target, size=size, out_dir=tmp_path / "demo", console=quiet)
-
+def test_demo_on_spark_equals_postgres(demos: Demos, tmp_path):
+    postgres, spark_target, on_postgres = demos.postgres, demos.spark, demos.on_postgres
+    on_spark = spark_summary(demos)
     assert on_postgres.n_candidates > 20, "the comparison needs a non-trivial graph"
     for attr in ("n_documents", "n_sentences", "n_mentions", "n_instances", "rejections", "n_entities"):
         assert getattr(on_spark, attr) == getattr(on_postgres, attr), attr
@@ -162,11 +237,11 @@ def test_demo_on_spark_equals_postgres(fresh_target: Target, tmp_path):
             s, p = getattr(spark_rule, attr), getattr(postgres_rule, attr)
             assert (s is None and p is None) or math.isclose(s, p, rel_tol=1e-9), (spark_rule.rule.name, attr)
 
-    assert spark_instances(tmp_path / "spark") == postgres_instances(fresh_target)
-    assert database_summary(spark_target) == database_summary(fresh_target)
+    assert spark_instances(demos.spark_dir) == postgres_instances(postgres)
+    assert database_summary(spark_target) == database_summary(postgres)
 
     # the release files: identical, except that scores may differ in the last bits (summation order)
-    postgres_files = export(fresh_target, tmp_path / "export-postgres").out_dir
+    postgres_files = export(postgres, tmp_path / "export-postgres").out_dir
     spark_files = export(spark_target, tmp_path / "export-spark").out_dir
     for name in ("teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json"):
         assert (spark_files / name).read_bytes() == (postgres_files / name).read_bytes(), name
@@ -181,7 +256,7 @@ def test_demo_on_spark_equals_postgres(fresh_target: Target, tmp_path):
 
     # the baselines that read the marts score alike on both engines
     items = benchmark_items(postgres_rules)
-    with fresh_target.marts() as marts:
+    with postgres.marts() as marts:
         baselines_on_postgres = warehouse_baselines(items, marts)
     with spark_target.marts() as marts:
         baselines_on_spark = warehouse_baselines(items, marts)
