@@ -59,14 +59,18 @@ test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 wor
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo
 
+# tests wait on dbt, Spark and child processes much of the time: two workers, whole modules each (module
+# fixtures such as the Spark demo are built once); TEST_WORKERS=0 runs them in this process
+TEST_WORKERS ?= 2
+
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope
 
 lint: $(STAMP) ## ruff check + format check, import layers (lint-imports), sqlfluff over dbt_project/ and sql/
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/sqlfluff lint dbt_project
-	$(BIN)/sqlfluff lint sql --templater placeholder
+	$(BIN)/sqlfluff lint dbt_project --processes 0
+	$(BIN)/sqlfluff lint sql --templater placeholder --processes 0
 	$(BIN)/ruff format --check .
 
 db-start: $(STAMP) ## Start the embedded Postgres and create the raw schema

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from psycopg import sql
 
 from baselines.lm import models
 from warehouse import server
@@ -15,6 +16,27 @@ from warehouse.settings import shared_data_dir
 from warehouse.target import Target
 
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
+STARTED_SERVER = pytest.StashKey[bool]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The embedded server is started once, before the tests (`make test` runs them in two xdist workers,
+    which share it), and stopped at the end when this run started it. Each worker's dbt runs get target and
+    log folders of their own (dbt writes its manifest and partial-parse cache there)."""
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker is not None:
+        os.environ.setdefault("DBT_TARGET_PATH", f"target/pytest-{worker}")
+        os.environ.setdefault("DBT_LOG_PATH", f"logs/pytest-{worker}")
+        return
+    environment = Target.from_environment()
+    if environment.database_url is None:
+        config.stash[STARTED_SERVER] = not server.embedded_server_running(environment.pgdata)
+        server.embedded_server_url(environment.pgdata)  # starts it
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(STARTED_SERVER, False):
+        server.stop_embedded_server(Target.from_environment().pgdata)
 
 
 @pytest.fixture(scope="session")
@@ -22,7 +44,6 @@ def make_target() -> Iterator[Callable[[], Target]]:
     """Factory: a Target on a new empty database with the raw schema applied (on the embedded server, or
     DATABASE_URL's); all are dropped at session end."""
     environment = Target.from_environment()
-    server_was_running = server.embedded_server_running(environment.pgdata)
     if environment.database_url is not None:
         server_url = environment.database_url
     else:
@@ -33,6 +54,10 @@ def make_target() -> Iterator[Callable[[], Target]]:
         name = f"sherliic_test_{uuid.uuid4().hex[:10]}"
         server.create_database(server_url, name)
         created.append(name)
+        # throwaway data: commits need not wait for the disk (a slow disk would slow every test)
+        with server.connect(server.with_database(server_url, "postgres"), autocommit=True) as conn:
+            setting = sql.SQL("alter database {} set synchronous_commit = off")
+            conn.execute(setting.format(sql.Identifier(name)))
         target = Target.postgres(server.with_database(server_url, name))
         server.apply_schema(target.url())
         return target
@@ -40,8 +65,6 @@ def make_target() -> Iterator[Callable[[], Target]]:
     yield factory
     for name in created:
         server.drop_database(server_url, name)
-    if environment.database_url is None and not server_was_running:
-        server.stop_embedded_server(environment.pgdata)
 
 
 @pytest.fixture(scope="session")
