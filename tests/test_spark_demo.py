@@ -1,7 +1,10 @@
-"""The main job on Spark equals the main job on Postgres: the demo corpus extracted by the distributed
-extraction and built by dbt on Spark local mode gives the same relation instances, typed relations and
-InfCands (scores to 1e-9) and the same release files (needs the [spark] extra and Java 17; skipped with
-a message otherwise). The demo is built at its minimum size to keep the test within a few minutes."""
+"""The main job on a Spark cluster equals the main job on Postgres (`make test-cluster`; needs the [spark]
+extra and Java 17, skipped with a message otherwise). The demo corpus, built once at its minimum size on a
+standalone cluster (tests/spark_cluster.py: spark-submit loads with a worker killed, dbt through the Thrift
+server, the export from a session), gives the same release files, relation instances, typed relations and
+InfCands (scores to 1e-9); dbt's data and unit tests pass on that catalog; the ranking and the
+warehouse-backed baselines score alike on both engines. The local-mode loader and dbt's session:
+tests/test_spark_load.py, tests/test_spark_engine.py."""
 
 from __future__ import annotations
 
@@ -9,8 +12,6 @@ import csv
 import io
 import math
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,6 @@ import numpy as np
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
-from rich.console import Console
 
 from baselines import catalog
 from baselines.datasets import warehouse_coverage
@@ -27,13 +27,20 @@ from baselines.evaluate import evaluate_many
 from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
 from baselines.registry import Context
 from baselines.rel_embeddings import edge_query
-from demo import generator
-from demo.job import DemoSummary, collect_summary, run_demo
+from demo.job import DemoSummary, collect_summary
 from demo.relations import PLANTED_RULES
 from deppath.paths import reverse_path
 from extract.summary import database_summary
+from tests.spark_cluster import (
+    LOAD_APP,
+    ClusterDemo,
+    build_demo_on_cluster,
+    event_logs,
+    needs_cluster,
+    spark_properties,
+    task_executors,
+)
 from tests.test_lm_rank import bench_verifier, needs_lm, stored
-from tests.test_spark_engine import needs_spark
 from warehouse.dbt import run_dbt
 from warehouse.export import export
 from warehouse.marts import Marts
@@ -145,55 +152,103 @@ def assert_same_baselines(on_spark: dict, on_postgres: dict) -> None:
     pd.testing.assert_frame_equal(on_spark["results"], on_postgres["results"], **close)
 
 
+def assert_same_release_files(spark_files: Path, postgres_files: Path, n_candidates: int) -> None:
+    """Identical release files, except that scores may differ in the last bits (summation order)."""
+    for name in ("teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json"):
+        assert (spark_files / name).read_bytes() == (postgres_files / name).read_bytes(), name
+    spark_rules, postgres_rules = rules(spark_files / "rules.tsv"), rules(postgres_files / "rules.tsv")
+    assert len(spark_rules) == len(postgres_rules) == n_candidates > 20, "a non-trivial graph"
+    for s, p in zip(spark_rules, postgres_rules, strict=True):
+        assert {k: v for k, v in s.items() if k not in SCORES} == {
+            k: v for k, v in p.items() if k not in SCORES
+        }
+        for key in SCORES:
+            assert math.isclose(float(s[key]), float(p[key]), rel_tol=1e-9), (key, s, p)
+
+
 @dataclass(frozen=True)
 class Demos:
-    """The demo at its minimum size on both engines: Postgres (built in this process) and Spark (a throwaway
-    catalog, built by `python -m demo.job` as `make demo` runs it)."""
+    """The demo at its minimum size built on a standalone cluster, the same on Postgres, and a Target in
+    local mode on the catalog the cluster built (what a user's later commands on that catalog see)."""
 
+    cluster: ClusterDemo
     postgres: Target
-    on_postgres: DemoSummary
     spark: Target
-    spark_dir: Path
-    spark_out: Path
 
 
 @pytest.fixture(scope="module")
 def demos(make_target, tmp_path_factory) -> Demos:
-    """Built once for this module's tests. The Spark demo runs in a child process: a process that opened a
-    Spark session holds the catalog's one-process Derby metastore until it exits, so this module's tests
-    use the catalog from child processes first (the ranking) and from this process last (the comparison)."""
-    root = tmp_path_factory.mktemp("demos")
+    """Built once for this module's tests, which run in the order written: the cluster's own checks, dbt's
+    tests and the ranking use the catalog from child processes, the comparison last from this process (a
+    process that opened a Spark session holds the catalog's one-process Derby metastore until it exits)."""
     postgres = make_target()
-    quiet = Console(file=io.StringIO())
-    on_postgres = run_demo(
-        postgres, size=generator.MIN_SIZE, out_dir=root / "demo", processes=1, console=quiet
-    )
-    environ = {**os.environ, "SHERLIIC_SPARK_DIR": str(root / "spark"), "DATABASE_URL": make_target().url()}
-    spark = Target.from_environment(environ, engine="spark")
-    demo = [sys.executable, "-m", "demo.job", "--size", str(generator.MIN_SIZE), "--processes", "1"]
-    subprocess.run([*demo, "--out", str(root / "demo-spark")], env=spark.environment(), check=True)
-    return Demos(postgres, on_postgres, spark, root / "spark", root / "demo-spark")
+    cluster = build_demo_on_cluster(tmp_path_factory.mktemp("cluster"), postgres)
+    environ = {**os.environ, "SHERLIIC_SPARK_DIR": str(cluster.catalog), "DATABASE_URL": make_target().url()}
+    return Demos(cluster, postgres, Target.from_environment(environ, engine="spark"))
+
+
+@needs_cluster
+@pytest.mark.cluster
+def test_the_demo_on_a_standalone_cluster_equals_postgres(demos: Demos):
+    """make test-cluster: a master and two workers (separate processes, working directories of their
+    own); the project packed by `make spark-package` for workers whose Python has nothing installed;
+    the demo's types and corpus loaded by spark-submit (a worker killed in the middle of the corpus
+    load), dbt through the Thrift server (ANSI mode on, Spark 4's default), the export through a
+    session whose master is only in spark-defaults.conf: the release files equal Postgres'."""
+    root = demos.cluster.root
+    # each application ran on the cluster with its settings: spark-defaults.conf's, the --conf over them
+    applications = event_logs(root / "events")
+    types_events, corpus_events = [events for name, events in applications if name == LOAD_APP]
+    warehouse = (demos.cluster.catalog / "spark-warehouse").as_uri()
+    for app, partitions in ((types_events, "4"), (corpus_events, "3")):
+        properties = spark_properties(app)
+        assert properties["spark.master"] == demos.cluster.master
+        assert properties["spark.sql.warehouse.dir"].rstrip("/") == warehouse.rstrip("/")
+        assert properties["spark.sql.shuffle.partitions"] == partitions
+        assert task_executors(app) and "driver" not in task_executors(app)
+    assert any(e["Event"] == "SparkListenerExecutorRemoved" for e in corpus_events), "no executor lost"
+    lost = [e for e in corpus_events if e["Event"] == "SparkListenerTaskEnd"]
+    assert any(e["Task End Reason"]["Reason"] == "ExecutorLostFailure" for e in lost), "no task lost"
+    assert (demos.cluster.catalog / "metastore_db").is_dir()
+    ((_, export_events),) = [item for item in applications if item[0] == "sherliic-marts"]
+    assert spark_properties(export_events)["spark.master"] == demos.cluster.master
+    assert task_executors(export_events) and "driver" not in task_executors(export_events)
+
+    cluster = demos.cluster
+    assert_same_release_files(cluster.spark_files, cluster.postgres_files, cluster.on_postgres.n_candidates)
+
+
+@needs_cluster
+@pytest.mark.cluster
+def test_the_data_and_unit_tests_pass_on_spark(demos: Demos):
+    """dbt's data tests and unit tests on the Spark catalog (dbt-spark's session in local mode; the same
+    SQL as through the Thrift server)."""
+    run_dbt(demos.spark, ["--quiet", "test"], {"corpora": ["demo"]})
 
 
 def spark_summary(demos: Demos) -> DemoSummary:
     """The Spark demo's summary, read from its catalog in this process (as the demo job reads it)."""
-    batches = ds.dataset(demos.spark_dir / "spark-warehouse" / "raw.db" / "load_batches", format="parquet")
+    batches = ds.dataset(
+        demos.cluster.catalog / "spark-warehouse" / "raw.db" / "load_batches", format="parquet"
+    )
     (corpus_batch,) = [
         b["batch_id"]
         for b in batches.to_table().to_pylist()
         if (b["kind"], b["status"]) == ("corpus", "loaded")
     ]
-    out = demos.spark_out
-    summary = DemoSummary(demos.spark, out / "corpus.jsonl", out / "types.tsv", generator.MIN_SIZE, 0)
+    on_postgres = demos.cluster.on_postgres
+    summary = DemoSummary(
+        demos.spark, on_postgres.corpus_path, on_postgres.types_path, on_postgres.size, on_postgres.seed
+    )
     collect_summary(summary, corpus_batch)
     return summary
 
 
-@needs_spark
+@needs_cluster
 @needs_lm
-@pytest.mark.slow
+@pytest.mark.cluster
 def test_spark_ranks_like_postgres(demos: Demos, lm_cache, tmp_path):
-    """Runs before the comparison below: the ranking and dbt use the Spark catalog from child processes."""
+    """The ranking and dbt use the Spark catalog from child processes."""
     postgres, spark = demos.postgres, demos.spark
     verifier = bench_verifier(lm_cache)
     settings = RankSettings(
@@ -218,10 +273,12 @@ def test_spark_ranks_like_postgres(demos: Demos, lm_cache, tmp_path):
     assert files.rows["rules_verifier.tsv"] == files.rows["rules.tsv"]
 
 
-@needs_spark
-@pytest.mark.slow
-def test_demo_on_spark_equals_postgres(demos: Demos, tmp_path):
-    postgres, spark_target, on_postgres = demos.postgres, demos.spark, demos.on_postgres
+@needs_cluster
+@pytest.mark.cluster
+def test_demo_on_spark_equals_postgres(demos: Demos):
+    """The demo's summary, the loaded instances, the raw tables' counts and the warehouse-backed baselines
+    are the same on both engines (the release files: the cluster test above)."""
+    postgres, spark_target, on_postgres = demos.postgres, demos.spark, demos.cluster.on_postgres
     on_spark = spark_summary(demos)
     assert on_postgres.n_candidates > 20, "the comparison needs a non-trivial graph"
     for attr in ("n_documents", "n_sentences", "n_mentions", "n_instances", "rejections", "n_entities"):
@@ -237,23 +294,10 @@ def test_demo_on_spark_equals_postgres(demos: Demos, tmp_path):
             s, p = getattr(spark_rule, attr), getattr(postgres_rule, attr)
             assert (s is None and p is None) or math.isclose(s, p, rel_tol=1e-9), (spark_rule.rule.name, attr)
 
-    assert spark_instances(demos.spark_dir) == postgres_instances(postgres)
+    assert spark_instances(demos.cluster.catalog) == postgres_instances(postgres)
     assert database_summary(spark_target) == database_summary(postgres)
 
-    # the release files: identical, except that scores may differ in the last bits (summation order)
-    postgres_files = export(postgres, tmp_path / "export-postgres").out_dir
-    spark_files = export(spark_target, tmp_path / "export-spark").out_dir
-    for name in ("teg.tsv", "teg-untyped.tsv", "relation_index.tsv", "entity_index.tsv", "type_index.json"):
-        assert (spark_files / name).read_bytes() == (postgres_files / name).read_bytes(), name
-    spark_rules, postgres_rules = rules(spark_files / "rules.tsv"), rules(postgres_files / "rules.tsv")
-    assert len(spark_rules) == len(postgres_rules) == on_postgres.n_candidates
-    for s, p in zip(spark_rules, postgres_rules, strict=True):
-        assert {k: v for k, v in s.items() if k not in SCORES} == {
-            k: v for k, v in p.items() if k not in SCORES
-        }
-        for key in SCORES:
-            assert math.isclose(float(s[key]), float(p[key]), rel_tol=1e-9), (key, s, p)
-
+    postgres_rules = rules(demos.cluster.postgres_files / "rules.tsv")
     # the baselines that read the marts score alike on both engines
     items = benchmark_items(postgres_rules)
     with postgres.marts() as marts:
