@@ -14,6 +14,7 @@ import math
 import shutil
 from pathlib import Path
 
+import pytest
 from psycopg.rows import dict_row
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
@@ -22,6 +23,8 @@ from warehouse.builds import list_builds
 from warehouse.dbt import run_dbt
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
+
+pytestmark = pytest.mark.slow  # every test builds the graph several times with dbt (~1 min each)
 
 # Flatter than the full-scale default and low thresholds: a few thousand instances give typed relations,
 # overlaps and InfCands of both alignments, and added batches change slot type rankings.
