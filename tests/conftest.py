@@ -85,9 +85,11 @@ def db_target(make_target) -> Target:
 
 
 @pytest.fixture()
-def fresh_target(make_target) -> Target:
-    """A database of this test's own."""
-    return make_target()
+def fresh_target(make_target) -> Iterator[Target]:
+    """A database of this test's own, dropped when the test ends (the server keeps few databases)."""
+    target = make_target()
+    yield target
+    server.drop_database(target.url(), server.connection_parts(target.url())["dbname"])
 
 
 @pytest.fixture(scope="session")
