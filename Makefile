@@ -59,8 +59,8 @@ test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 wor
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo
 
-# tests wait on dbt, Spark and child processes much of the time: two workers, whole modules each (module
-# fixtures such as the Spark demo are built once); TEST_WORKERS=0 runs them in this process
+# two workers, one per core, each taking whole modules (module fixtures such as the Spark demo are built
+# once); TEST_WORKERS=0 runs the tests in this process
 TEST_WORKERS ?= 2
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)

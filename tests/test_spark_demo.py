@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.dataset as ds
 import pytest
 
 from baselines import catalog
@@ -41,6 +40,7 @@ from tests.spark_cluster import (
     task_executors,
 )
 from tests.test_lm_rank import bench_verifier, needs_lm, stored
+from tests.test_spark_load import table
 from warehouse.dbt import run_dbt
 from warehouse.export import export
 from warehouse.marts import Marts
@@ -55,15 +55,10 @@ DISTRIBUTIONAL = ("WeedsPrec", "invCL", "WeedsPMI", "Lin ", "BInc")
 
 def spark_instances(catalog) -> list[tuple]:
     """The loaded relation instances of the Spark catalog with their sentences, read from Parquet."""
-    tables = catalog / "spark-warehouse" / "raw.db"
-
-    def read(table: str):
-        return ds.dataset(tables / table, format="parquet", partitioning="hive").to_table().to_pylist()
-
-    sentences = {row["sentence_id"]: row for row in read("sentences")}
-    batches = {row["batch_id"] for row in read("load_batches") if row["status"] == "loaded"}
+    sentences = {row["sentence_id"]: row for row in table(catalog, "sentences")}
+    batches = {row["batch_id"] for row in table(catalog, "load_batches") if row["status"] == "loaded"}
     rows = []
-    for instance in read("relation_instances"):
+    for instance in table(catalog, "relation_instances"):
         if instance["batch_id"] in batches:
             rows.append(
                 tuple({**sentences[instance["sentence_id"]], **instance}[c] for c in INSTANCE_COLUMNS)
@@ -195,26 +190,24 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(demos: Demos):
     the demo's types and corpus loaded by spark-submit (a worker killed in the middle of the corpus
     load), dbt through the Thrift server (ANSI mode on, Spark 4's default), the export through a
     session whose master is only in spark-defaults.conf: the release files equal Postgres'."""
-    root = demos.cluster.root
+    cluster = demos.cluster
     # each application ran on the cluster with its settings: spark-defaults.conf's, the --conf over them
-    applications = event_logs(root / "events")
+    applications = event_logs(cluster.root / "events")
     types_events, corpus_events = [events for name, events in applications if name == LOAD_APP]
-    warehouse = (demos.cluster.catalog / "spark-warehouse").as_uri()
+    warehouse = (cluster.catalog / "spark-warehouse").as_uri()
     for app, partitions in ((types_events, "4"), (corpus_events, "3")):
         properties = spark_properties(app)
-        assert properties["spark.master"] == demos.cluster.master
+        assert properties["spark.master"] == cluster.master
         assert properties["spark.sql.warehouse.dir"].rstrip("/") == warehouse.rstrip("/")
         assert properties["spark.sql.shuffle.partitions"] == partitions
         assert task_executors(app) and "driver" not in task_executors(app)
     assert any(e["Event"] == "SparkListenerExecutorRemoved" for e in corpus_events), "no executor lost"
     lost = [e for e in corpus_events if e["Event"] == "SparkListenerTaskEnd"]
     assert any(e["Task End Reason"]["Reason"] == "ExecutorLostFailure" for e in lost), "no task lost"
-    assert (demos.cluster.catalog / "metastore_db").is_dir()
+    assert (cluster.catalog / "metastore_db").is_dir()
     ((_, export_events),) = [item for item in applications if item[0] == "sherliic-marts"]
-    assert spark_properties(export_events)["spark.master"] == demos.cluster.master
+    assert spark_properties(export_events)["spark.master"] == cluster.master
     assert task_executors(export_events) and "driver" not in task_executors(export_events)
-
-    cluster = demos.cluster
     assert_same_release_files(cluster.spark_files, cluster.postgres_files, cluster.on_postgres.n_candidates)
 
 
@@ -228,12 +221,9 @@ def test_the_data_and_unit_tests_pass_on_spark(demos: Demos):
 
 def spark_summary(demos: Demos) -> DemoSummary:
     """The Spark demo's summary, read from its catalog in this process (as the demo job reads it)."""
-    batches = ds.dataset(
-        demos.cluster.catalog / "spark-warehouse" / "raw.db" / "load_batches", format="parquet"
-    )
     (corpus_batch,) = [
         b["batch_id"]
-        for b in batches.to_table().to_pylist()
+        for b in table(demos.cluster.catalog, "load_batches")
         if (b["kind"], b["status"]) == ("corpus", "loaded")
     ]
     on_postgres = demos.cluster.on_postgres
