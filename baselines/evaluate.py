@@ -196,7 +196,12 @@ def evaluate_many(
 
 def with_build(frame: pd.DataFrame, build: BuildRef) -> pd.DataFrame:
     """`frame`'s result rows with the build columns first (CSV_COLUMNS)."""
-    framed = frame[RESULT_COLUMNS].copy()
+    return with_build_columns(frame[RESULT_COLUMNS], build)
+
+
+def with_build_columns(frame: pd.DataFrame, build: BuildRef) -> pd.DataFrame:
+    """A copy of `frame` with the build columns (build, build_id) first."""
+    framed = frame.copy()
     framed.insert(0, "build_id", pd.array([build.build_id] * len(framed), dtype="Int64"))
     framed.insert(0, "build", build.name)
     return framed

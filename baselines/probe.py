@@ -235,6 +235,9 @@ def write_report(table: pd.DataFrame, out_dir: Path | None = None) -> tuple[Path
         "better than the positive rate, 1 = perfect; high values mean the hypothesis alone gives the",
         "label away.",
         "",
+        "Build: none. The probe reads only the benchmark files of the shared data folder, never a warehouse",
+        "build, so its rows hold for every build.",
+        "",
         shown.to_markdown(index=False, disable_numparse=True, colalign=["left"] * 3 + ["right"] * 5),
     ]
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")

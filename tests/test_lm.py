@@ -312,6 +312,10 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
         by_lm = by_lm[by_lm.method == method].reset_index(drop=True)
         # dev and lm_dev (out-of-fold scores: no row is in-sample) and pd_cv (the honest folds)
         assert list(by_lm.split) == ["dev", "lm_dev", "pd_cv"] and by_lm.loc[1, "n_covered"] == 8
+        # the per-seed report names its build like every report (and its rows carry it)
+        seeds = pd.read_csv(out / "lm" / "seeds.csv")
+        assert set(seeds.build) == {"default"} and method in set(seeds.method)
+        assert "Build: default" in (out / "lm" / "seeds.md").read_text()
         # later, another environment: plain, or sized for something else
         for name in custom:
             monkeypatch.delenv(name)

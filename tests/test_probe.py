@@ -119,6 +119,7 @@ def test_report_files(tmp_path) -> None:
     csv_path, md_path = probe.write_report(table, tmp_path)
     assert pd.read_csv(csv_path).loc[0, "auc_normalized"] == 0.25
     assert "| X | t | d | 4 | 2 | 0.500 | 0.250 | 0.750 |" in _table_rows(md_path.read_text())
+    assert "Build: none." in md_path.read_text()  # every report names its build; this one reads none
 
 
 def _table_rows(markdown: str) -> list[str]:

@@ -34,7 +34,14 @@ from baselines import catalog, datasets, report
 from baselines.cli import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
 from baselines.combination import NAME as COMBINATION
 from baselines.context import command_context
-from baselines.evaluate import CSV_COLUMNS, evaluate_baseline, evaluate_many, store_results, with_build
+from baselines.evaluate import (
+    CSV_COLUMNS,
+    evaluate_baseline,
+    evaluate_many,
+    store_results,
+    with_build,
+    with_build_columns,
+)
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
@@ -54,6 +61,7 @@ from baselines.lm.selection import pd_cv_evaluation
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context, get
 from warehouse import command_line
+from warehouse.builds import BuildRef
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
@@ -112,9 +120,11 @@ def seed_summary(per_seed: pd.DataFrame) -> pd.DataFrame:
     return summary.reset_index()
 
 
-def seeds_markdown(summary: pd.DataFrame) -> str:
+def seeds_markdown(summary: pd.DataFrame, build: BuildRef) -> str:
     lines = [
         "# LM methods: mean ± sd over seeds",
+        "",
+        f"Build: {build.label} (`sherliic-dbt builds` shows its provenance).",
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
         "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
@@ -255,7 +265,9 @@ def run_command(
     )
     plan = settings.plan
     with command_context(target, shared_data=shared_data(), lm=settings) as ctx:
-        check_csv_build(out / "baselines.csv", ctx.build_ref)  # its rows must be of this build
+        # their rows must be of this build
+        check_csv_build(out / "baselines.csv", ctx.build_ref)
+        check_csv_build(out / "lm" / "seeds.csv", ctx.build_ref)
         prepared = prepare_evaluation(options, ctx)
         if prepared is None:
             return 1
@@ -285,12 +297,13 @@ def run_command(
         record.with_run(plan, settings.models, lm_rows).write(settings.run.runs_dir)
         (out / "lm").mkdir(parents=True, exist_ok=True)
         per_seed = seed_table(items, ctx, plan, [m for m in models if m in plan.finetune])
+        build = ctx.build_ref
     if not per_seed.empty:
-        per_seed = merge_by_method(per_seed, out / "lm" / "seeds.csv")
+        per_seed = merge_by_method(with_build_columns(per_seed, build), out / "lm" / "seeds.csv")
     summary = seed_summary(per_seed)
     per_seed.to_csv(out / "lm" / "seeds.csv", index=False, float_format="%.6g")
     summary.to_csv(out / "lm" / "seeds_summary.csv", index=False, float_format="%.6g")
-    (out / "lm" / "seeds.md").write_text(seeds_markdown(summary))
+    (out / "lm" / "seeds.md").write_text(seeds_markdown(summary, build))
     (out / "lm" / "runs.md").write_text(runs_markdown(cached_runs(settings.run.runs_dir)))
     with pd.option_context("display.width", 200, "display.max_rows", 500, "display.max_columns", 20):
         print(ev.frame().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
