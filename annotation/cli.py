@@ -209,7 +209,7 @@ def check_templates(dev: Path | None) -> None:
     """Renderer vs SherLIiC-dev's templates.
 
     The exact-match rate; the failures go to out/annotation/template_failures.tsv."""
-    from annotation.template_check import check_templates
+    from annotation.template_check import aspect_lexicon_estimate, check_templates
 
     dev = dev or require_shared_data() / "sherliic" / "dev.tsv"
     result = check_templates(dev)
@@ -219,6 +219,13 @@ def check_templates(dev: Path | None) -> None:
     )
     for klass, n in result.classes.most_common():
         print(f"  {n:4d}  {klass}")
+    lexicon = aspect_lexicon_estimate(dev)
+    n = lexicon.n_templates
+    print(
+        f"a per-predicate form lexicon fitted to these templates (at best): {lexicon.in_sample}/{n} = "
+        f"{lexicon.in_sample / n:.1%} in sample, {lexicon.held_out}/{n} = {lexicon.held_out / n:.1%} on "
+        "held-out items"
+    )
     annotation_out().mkdir(parents=True, exist_ok=True)
     failures = annotation_out() / "template_failures.tsv"
     with failures.open("w", encoding="utf-8") as handle:

@@ -9,12 +9,14 @@ differences are visible (simple present vs progressive, noun vs verb reading, pa
 from __future__ import annotations
 
 import csv
+import random
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deppath.render import render_relation
+from deppath.paths import canonical_path
+from deppath.render import path_labels, render_relation
 
 _PLACEHOLDER = re.compile(r"(\S*)\[([AB])\]")
 
@@ -85,3 +87,62 @@ def check_templates(dev_tsv: Path) -> TemplateCheck:
                 result.n_items += 1
                 result.n_items_exact += all(item_ok)
     return result
+
+
+def verb_form(template: str) -> str:
+    """The form a template gives its predicate: 'passive progressive' ("A is being attacked by B"),
+    'is' ("A is trading with B", "A is city of B") or 'simple present' ("A hates B")."""
+    words = _PLACEHOLDER.sub(r"[\2]", template).split()
+    if "being" in words:
+        return "passive progressive"
+    return "is" if words[1:2] == ["is"] else "simple present"
+
+
+@dataclass(frozen=True)
+class LexiconEstimate:
+    """What a lexicon of predicate forms fitted to the dev templates scores (aspect_lexicon_estimate)."""
+
+    n_templates: int
+    in_sample: int  # fitted to every item and scored on the same items
+    held_out: int  # fitted to the other folds' items, scored on each fold's
+
+
+def aspect_lexicon_estimate(dev_tsv: Path, folds: int = 5, seed: int = 0) -> LexiconEstimate:
+    """How far a per-predicate lexicon of verb forms, fitted to these very templates, could take the renderer.
+
+    The lexicon maps (the path's labels, its predicate word) to the form most templates of that key use
+    (verb_form); a template counts as matched when its form is the lexicon's and the renderer's text is
+    right or wrong only in its form (optimistic: a form fix is assumed to fix the rest). Scored in sample
+    and on held-out items (folds of whole items, seeded): the gap shows how much of such a lexicon is
+    memorised dev templates rather than a rule that carries to other items.
+    """
+    rows = []  # (item, key, template form, renderer right, renderer's form)
+    with dev_tsv.open(newline="", encoding="utf-8") as handle:
+        for item, row in enumerate(csv.DictReader(handle, delimiter="\t")):
+            for side in ("premise", "hypothesis"):
+                template = " ".join(row[f"{side}_template"].split())
+                if not template:
+                    continue
+                types = template_types(template)
+                got = render_relation(row[f"{side}_path"], types.get("A"), types.get("B")).text
+                labels, words = path_labels(canonical_path(row[f"{side}_path"])[0])
+                rows.append((item, (labels, words[0]), verb_form(template), got == template, verb_form(got)))
+    items = sorted({r[0] for r in rows})
+    random.Random(seed).shuffle(items)
+    fold_of = {item: i % folds for i, item in enumerate(items)}
+
+    def matched(fitted: list[tuple], scored: list[tuple]) -> int:
+        counts: dict[tuple, Counter] = defaultdict(Counter)
+        for _, key, form, _, _ in fitted:
+            counts[key][form] += 1
+        hits = 0
+        for _, key, form, right, rendered_form in scored:
+            chosen = counts[key].most_common(1)[0][0] if key in counts else rendered_form
+            hits += chosen == form and (right or rendered_form != form)
+        return hits
+
+    held_out = sum(
+        matched([r for r in rows if fold_of[r[0]] != f], [r for r in rows if fold_of[r[0]] == f])
+        for f in range(folds)
+    )
+    return LexiconEstimate(len(rows), matched(rows, rows), held_out)

@@ -62,6 +62,13 @@ def _label(element: str) -> str:
     return element[:-2] if element.endswith("^-") else element
 
 
+def path_labels(canonical: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(labels without their ^- marks, words) of a path: `nsubj___trade___prep___with___pobj` gives
+    (("nsubj", "prep", "pobj"), ("trade", "with"))."""
+    elements = canonical.split("___")
+    return tuple(_label(e) for e in elements[0::2]), tuple(elements[1::2])
+
+
 def placeholder(type_name: str | None, letter: str) -> str:
     """`region[A]`; the top type (no restriction) gives a bare `[A]` as in the SherLIiC files."""
     name = "" if type_name is None or type_name in TOP_TYPES else type_name
@@ -155,10 +162,8 @@ def render_relation(
     canonical, reversed_ = canonical_path(path)
     subject_letter, object_letter = (letters[1], letters[0]) if reversed_ else letters
     types = {letters[0]: type_a, letters[1]: type_b}
-    elements = canonical.split("___")
-    labels = [_label(e) for e in elements[0::2]]
-    raw_labels = elements[0::2]
-    words = elements[1::2]
+    labels, words = path_labels(canonical)
+    raw_labels = canonical.split("___")[0::2]
     if not words or len(labels) != len(words) + 1:
         raise ValueError(f"not a dependency path (label___lemma___...___label): {path!r}")
     subject_label, end_label = labels[0], labels[-1]
