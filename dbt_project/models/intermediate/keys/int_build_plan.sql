@@ -145,19 +145,29 @@ retyped_entities as (
 
 ),
 
+-- an aggregate of its own: a scalar subquery in `checks` would be evaluated once per use of its column
+-- in `decision` (Postgres pulls `checks` up into it), and this one reads every new type row
+first_retyped_entity as (
+
+    select min(source_entity_id) as retyped_entity_id
+    from retyped_entities
+
+),
+
 checks as (
 
     select
         (select min(batch_id) from removed_batches) as removed_batch_id,
         (select min(batch_id) from older_batches) as older_batch_id,
         (select min(batch_id) from new_batches where kind = 'type_map') as new_type_map_batch_id,
-        (select min(source_entity_id) from retyped_entities) as retyped_entity_id,
+        first_retyped_entity.retyped_entity_id,
         not exists (select 1 from previous_relation_pairs)
         and exists (select 1 from previous_batches where kind = 'corpus' and n_instances > 0) as is_emptied,
         (select count(*) from new_batches) as n_new_batches,
         previous_bounds.previous_max_batch_id
 
     from previous_bounds
+    cross join first_retyped_entity
 
 ),
 

@@ -8,6 +8,7 @@
 {%- set plan = build_plan() %}
 -- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
+-- depends_on: {{ ref('int_slot_types_ranked') }}
 -- Untyped stage of A∩B (paper §2.3): the entity pairs shared by two relations of DIFFERENT paths, for
 -- relation pairs whose untyped overlap can still pass criteria 2-3 (every typed overlap is a subset of
 -- its untyped one), with the type masks the typed stage counts from.
@@ -175,82 +176,139 @@ scratch_relation_pairs as (
 
 ),
 
-scratch_relations as (
+-- a scratch relation pair is counted by probing the larger relation with the pairs of the smaller one
+-- (a hub relation is a scratch relation of many pairs; joining the scratch relations' pairs with each other
+-- would join the hubs' pairs with every relation's); the sizes only choose the side, any size is correct
+relation_sizes as (
 
-    select premise_rel_id as rel_id from scratch_relation_pairs
-    union
-    select hypothesis_rel_id as rel_id from scratch_relation_pairs
+    select
+        rel_id,
+        max(n_entity_pairs) as n_entity_pairs
+
+    from {{ ref('int_slot_types_ranked') }}
+    group by rel_id
+
+),
+
+scratch_sizes as (
+
+    select
+        scratch_relation_pairs.relation_pair_id,
+        scratch_relation_pairs.premise_rel_id,
+        scratch_relation_pairs.hypothesis_rel_id,
+        scratch_relation_pairs.alignment,
+        coalesce(premise_size.n_entity_pairs, 0) <= coalesce(hypothesis_size.n_entity_pairs, 0)
+            as premise_is_smaller
+
+    from scratch_relation_pairs
+    left join relation_sizes as premise_size
+        on scratch_relation_pairs.premise_rel_id = premise_size.rel_id
+    left join relation_sizes as hypothesis_size
+        on scratch_relation_pairs.hypothesis_rel_id = hypothesis_size.rel_id
+
+),
+
+scratch_sides as (
+
+    select
+        *,
+        case when premise_is_smaller then premise_rel_id else hypothesis_rel_id end as smaller_rel_id,
+        case when premise_is_smaller then hypothesis_rel_id else premise_rel_id end as larger_rel_id
+
+    from scratch_sizes
 
 ),
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
-scratch_premise_pairs as (
+smaller_side_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
-    where rel_id in (select scratch_relations.rel_id from scratch_relations)
 
 ),
 
-scratch_hypothesis_pairs as (
+larger_side_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
-    where rel_id in (select scratch_relations.rel_id from scratch_relations)
 
 ),
 
--- the shared pairs of the scratch relations, then those of the scratch relation pairs
-scratch_joined as (
+-- each scratch relation pair with the pairs of its smaller relation, in that relation's orientation
+scratch_probes as (
 
     select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'straight' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        premise.arg1_mask as arg1_premise_mask,
-        premise.arg2_mask as arg2_premise_mask,
-        hypothesis.arg1_mask as arg1_hypothesis_mask,
-        hypothesis.arg2_mask as arg2_hypothesis_mask
+        scratch_sides.*,
+        smaller_side_pairs.arg1_entity_id,
+        smaller_side_pairs.arg2_entity_id,
+        smaller_side_pairs.arg1_mask,
+        smaller_side_pairs.arg2_mask
 
-    from scratch_premise_pairs as premise
-    inner join scratch_hypothesis_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg1_entity_id
-        and premise.arg2_entity_id = hypothesis.arg2_entity_id
-        and premise.rel_id < hypothesis.rel_id
+    from scratch_sides
+    inner join smaller_side_pairs
+        on scratch_sides.smaller_rel_id = smaller_side_pairs.rel_id
+
+),
+
+-- the probes the larger relation also has (reversed when crossed); one join per alignment keeps the join
+-- keys plain columns, which the planner estimates and hashes well
+scratch_found as (
+
+    select
+        scratch_probes.*,
+        larger_side_pairs.arg1_mask as larger_arg1_mask,
+        larger_side_pairs.arg2_mask as larger_arg2_mask
+
+    from scratch_probes
+    inner join larger_side_pairs
+        on scratch_probes.larger_rel_id = larger_side_pairs.rel_id
+        and scratch_probes.arg1_entity_id = larger_side_pairs.arg1_entity_id
+        and scratch_probes.arg2_entity_id = larger_side_pairs.arg2_entity_id
+    where scratch_probes.alignment = 'straight'
 
     union all
 
-    -- x fills the hypothesis' second slot and y its first
     select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'crossed' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        premise.arg1_mask as arg1_premise_mask,
-        premise.arg2_mask as arg2_premise_mask,
-        hypothesis.arg2_mask as arg1_hypothesis_mask,
-        hypothesis.arg1_mask as arg2_hypothesis_mask
+        scratch_probes.*,
+        larger_side_pairs.arg1_mask as larger_arg1_mask,
+        larger_side_pairs.arg2_mask as larger_arg2_mask
 
-    from scratch_premise_pairs as premise
-    inner join scratch_hypothesis_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg2_entity_id
-        and premise.arg2_entity_id = hypothesis.arg1_entity_id
-        and premise.rel_id < hypothesis.rel_id
+    from scratch_probes
+    inner join larger_side_pairs
+        on scratch_probes.larger_rel_id = larger_side_pairs.rel_id
+        and scratch_probes.arg1_entity_id = larger_side_pairs.arg2_entity_id
+        and scratch_probes.arg2_entity_id = larger_side_pairs.arg1_entity_id
+    where scratch_probes.alignment = 'crossed'
 
 ),
 
+-- as members in the premise's orientation: the premise's row is the probe when the premise is the
+-- smaller relation, else the larger relation's
 scratch_members as (
 
     select
-        scratch_relation_pairs.relation_pair_id,
-        scratch_joined.*
+        relation_pair_id,
+        premise_rel_id,
+        hypothesis_rel_id,
+        alignment,
+        -- the premise's pair: the probe, or the larger relation's pair (the probe reversed when crossed)
+        case when premise_is_smaller or alignment = 'straight' then arg1_entity_id else arg2_entity_id end
+            as arg1_entity_id,
+        case when premise_is_smaller or alignment = 'straight' then arg2_entity_id else arg1_entity_id end
+            as arg2_entity_id,
+        case when premise_is_smaller then arg1_mask else larger_arg1_mask end as arg1_premise_mask,
+        case when premise_is_smaller then arg2_mask else larger_arg2_mask end as arg2_premise_mask,
+        -- the hypothesis' masks of the slots x and y fill there (2 and 1 when crossed)
+        case
+            when not premise_is_smaller then case when alignment = 'straight' then arg1_mask else arg2_mask end
+            when alignment = 'straight' then larger_arg1_mask
+            else larger_arg2_mask
+        end as arg1_hypothesis_mask,
+        case
+            when not premise_is_smaller then case when alignment = 'straight' then arg2_mask else arg1_mask end
+            when alignment = 'straight' then larger_arg2_mask
+            else larger_arg1_mask
+        end as arg2_hypothesis_mask
 
-    from scratch_joined
-    inner join scratch_relation_pairs
-        on scratch_joined.premise_rel_id = scratch_relation_pairs.premise_rel_id
-        and scratch_joined.hypothesis_rel_id = scratch_relation_pairs.hypothesis_rel_id
-        and scratch_joined.alignment = scratch_relation_pairs.alignment
+    from scratch_found
 
 ),
 
