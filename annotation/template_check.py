@@ -12,6 +12,7 @@ import csv
 import random
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,29 +64,36 @@ def failure_class(expected: str, got: str) -> str:
     return "other"
 
 
-def check_templates(dev_tsv: Path) -> TemplateCheck:
-    result = TemplateCheck()
+def rendered_templates(dev_tsv: Path) -> Iterator[tuple[int, str, str, str]]:
+    """(item number, path, template, our rendering) for every template of the dev file."""
     with dev_tsv.open(newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle, delimiter="\t"):
-            item_ok = []
+        for item, row in enumerate(csv.DictReader(handle, delimiter="\t")):
             for side in ("premise", "hypothesis"):
                 template = " ".join(row[f"{side}_template"].split())
                 if not template:
                     continue
                 types = template_types(template)
-                got = render_relation(row[f"{side}_path"], types.get("A"), types.get("B")).text
-                result.n_templates += 1
-                ok = got == template
-                item_ok.append(ok)
-                if ok:
-                    result.n_exact += 1
-                else:
-                    klass = failure_class(template, got)
-                    result.classes[klass] += 1
-                    result.failures.append((row[f"{side}_path"], template, got, klass))
-            if len(item_ok) == 2:
-                result.n_items += 1
-                result.n_items_exact += all(item_ok)
+                path = row[f"{side}_path"]
+                yield item, path, template, render_relation(path, types.get("A"), types.get("B")).text
+
+
+def check_templates(dev_tsv: Path) -> TemplateCheck:
+    result = TemplateCheck()
+    exact_by_item: dict[int, list[bool]] = defaultdict(list)
+    for item, path, template, got in rendered_templates(dev_tsv):
+        result.n_templates += 1
+        ok = got == template
+        exact_by_item[item].append(ok)
+        if ok:
+            result.n_exact += 1
+        else:
+            klass = failure_class(template, got)
+            result.classes[klass] += 1
+            result.failures.append((path, template, got, klass))
+    for sides in exact_by_item.values():
+        if len(sides) == 2:
+            result.n_items += 1
+            result.n_items_exact += all(sides)
     return result
 
 
@@ -117,16 +125,9 @@ def aspect_lexicon_estimate(dev_tsv: Path, folds: int = 5, seed: int = 0) -> Lex
     memorised dev templates rather than a rule that carries to other items.
     """
     rows = []  # (item, key, template form, renderer right, renderer's form)
-    with dev_tsv.open(newline="", encoding="utf-8") as handle:
-        for item, row in enumerate(csv.DictReader(handle, delimiter="\t")):
-            for side in ("premise", "hypothesis"):
-                template = " ".join(row[f"{side}_template"].split())
-                if not template:
-                    continue
-                types = template_types(template)
-                got = render_relation(row[f"{side}_path"], types.get("A"), types.get("B")).text
-                labels, words = path_labels(canonical_path(row[f"{side}_path"])[0])
-                rows.append((item, (labels, words[0]), verb_form(template), got == template, verb_form(got)))
+    for item, path, template, got in rendered_templates(dev_tsv):
+        labels, words = path_labels(canonical_path(path)[0])
+        rows.append((item, (labels, words[0]), verb_form(template), got == template, verb_form(got)))
     items = sorted({r[0] for r in rows})
     random.Random(seed).shuffle(items)
     fold_of = {item: i % folds for i, item in enumerate(items)}
