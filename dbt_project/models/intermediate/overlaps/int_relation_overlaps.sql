@@ -219,7 +219,8 @@ scratch_sides as (
 
 ),
 
--- one import CTE per use (Postgres materialises a CTE that is read twice)
+-- smaller_side_pairs is read once; larger_side_pairs once per alignment, so Postgres materialises it once
+-- (one scan of the staging view for both)
 smaller_side_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
