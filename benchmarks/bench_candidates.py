@@ -84,12 +84,13 @@ class MemorySampler:
         self._thread.join()
 
 
-def run_sql_build(target: Target, dbt_vars: dict, target_dir: Path, explain: bool = False) -> dict:
+def run_sql_build(
+    target: Target, dbt_vars: dict, target_dir: Path, explain: bool = False, full_refresh: bool = False
+) -> dict:
     """The profiled `dbt run` of the TEG marts (benchmarks.profile_candidates) with the marts' counts."""
     # not --quiet: dbt prints each model's time as it finishes (progress of long builds)
-    profile = profile_dbt_run(
-        target, ["run", "--select", *MARTS_SELECTOR], dbt_vars, target_dir, explain=explain
-    )
+    args = ["run", "--select", *MARTS_SELECTOR, *(["--full-refresh"] if full_refresh else [])]
+    profile = profile_dbt_run(target, args, dbt_vars, target_dir, explain=explain)
     schema = target.marts_schema
     with target.connect() as c:
         counts = {
@@ -159,7 +160,7 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
             flush=True,
         )
         with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
-            row["sql"] = run_sql_build(bench, dbt_vars, Path(tmp), explain=args.explain)
+            row["sql"] = repeated_sql_build(bench, dbt_vars, Path(tmp), args)
             print(
                 f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
                 f"({row['sql']['counts']['typed_relations']:,} typed relations, "
@@ -178,12 +179,39 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
                     row["reference_error"] = repr(exc)
             if n_instances == args.incremental_at:  # last: it adds instances to the bench database
                 row["incremental"] = bench_incremental.bench_incremental(
-                    bench, config, args.incremental_share, dbt_vars, Path(tmp)
+                    bench, config, args.incremental_share, dbt_vars, Path(tmp), args.repeat
                 )
                 print(
                     f"[{n_instances:,}] " + bench_incremental.markdown(row["incremental"]), end="", flush=True
                 )
     return row
+
+
+def repeated_sql_build(target: Target, dbt_vars: dict, tmp: Path, args: Options) -> dict:
+    """The build of the marts, args.repeat times on the same graph: the first from scratch, the others with
+    --full-refresh (one run's time varies by ±15 % on a shared machine). The run with the median time is
+    reported, with every run's time and CPU; EXPLAIN (after the timed builds) follows the last run."""
+    runs = [
+        run_sql_build(
+            target,
+            dbt_vars,
+            tmp / f"run{number}",
+            explain=args.explain and number == args.repeat,
+            full_refresh=number > 1,
+        )
+        for number in range(1, args.repeat + 1)
+    ]
+    reported = sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2]
+    if len(runs) == 1:
+        return reported
+    # EXPLAIN ran after the last run: the plans of the same models on the same graph
+    plans = {
+        name: {key: figures[key] for key in ("plan", "temp_bytes") if key in figures}
+        for name, figures in runs[-1]["models"].items()
+    }
+    models = {name: {**figures, **plans.get(name, {})} for name, figures in reported["models"].items()}
+    runs_figures = [{"wall_s": run["wall_s"], "backend_cpu_s": run["backend_cpu_s"]} for run in runs]
+    return {**reported, "models": models, "runs": runs_figures}
 
 
 def reference_row(target: Target, dbt_vars: dict, tmp: Path, sql_wall_s: float) -> dict:
@@ -246,6 +274,13 @@ def markdown(report: dict) -> str:
                 else "| – | – | – | – |"
             )
         )
+    repeated = [r for r in report["sizes"] if "runs" in r["sql"]]
+    if repeated:
+        lines += ["", "Repeated builds (the median run is shown above; the ratio uses it):", ""]
+        for r in repeated:
+            runs = r["sql"]["runs"]
+            times = ", ".join(f"{run['wall_s']:.1f} s (CPU {run['backend_cpu_s']:.0f} s)" for run in runs)
+            lines.append(f"- {r['instances']:,}: {times}")
     lines += ["", "## Time per model (seconds)", ""]
     models = sorted(
         {m for r in report["sizes"] for m in r["sql"]["models_s"]},
@@ -292,6 +327,7 @@ class Options:
     reference_max: int
     incremental_at: int
     incremental_share: float
+    repeat: int
     explain: bool
     keep: bool
     out: Path
@@ -327,6 +363,14 @@ class Options:
     default=0.01,
     show_default=True,
     help="Instances added for the incremental row, as a share of the size.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Build each size this many times (then --full-refresh) and the incremental pair as often; "
+    "report the median run (of an even number of runs, the faster of the middle two).",
 )
 @click.option(
     "--explain/--no-explain",
@@ -371,37 +415,51 @@ def main(argv: list[str] | None = None) -> int:
     return run(cli, argv, prog_name="python -m benchmarks.bench_candidates")
 
 
-def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: dict, final: bool) -> None:
-    largest = rows[-1]
-    both = [r for r in rows if "reference" in r]
-    verdict = "NOT met" if largest["sql"]["wall_s"] > 1200 else "met"
-    if largest["instances"] < 20_000_000:
-        verdict += " (largest size run is below full scale, 20M)"
-    goals = {
-        "full-scale dbt run ≤ 20 min": f"{largest['sql']['wall_s'] / 60:.1f} min at {largest['instances']:,} "
-        f"→ {verdict}",
-        "Postgres resident ≤ 8 GB": f"peak RSS sum {gib(largest['sql']['peak_backend_rss_bytes'])}, PSS sum "
-        f"{gib(largest['sql']['peak_backend_pss_bytes'])} → "
-        f"{'met' if largest['sql']['peak_backend_pss_bytes'] <= 8 * 10**9 else 'NOT met'}",
-    }
-    if both:
-        top = both[-1]
-        goals["SQL ≥ 3× faster than Python reference"] = (
-            f"{top['reference']['speedup_sql_vs_reference']}× at {top['instances']:,} → "
-            f"{'met' if top['reference']['speedup_sql_vs_reference'] >= 3 else 'NOT met'}"
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def goals(rows: list[dict]) -> dict[str, str]:
+    """The targets (docs/performance.md) against the sizes this run measured: the speed-up at 5M, time,
+    memory and speed-up at 20M, growth from 5M to 20M, equality with the reference, the incremental row."""
+    by_size = {r["instances"]: r for r in rows}
+    found: dict[str, str] = {}
+    five, twenty = by_size.get(5_000_000), by_size.get(20_000_000)
+    if five and "reference" in five:
+        speedup = five["reference"]["speedup_sql_vs_reference"]
+        found["5M: SQL ≥ 3.5× the reference"] = f"{speedup}× → {met(speedup >= 3.5)}"
+    if twenty:
+        sql = twenty["sql"]
+        found["20M: dbt run ≤ 9 min"] = f"{sql['wall_s'] / 60:.1f} min → {met(sql['wall_s'] <= 540)}"
+        found["20M: peak Postgres RSS ≤ 4 GiB"] = (
+            f"{gib(sql['peak_backend_rss_bytes'])} (PSS {gib(sql['peak_backend_pss_bytes'])}) → "
+            f"{met(sql['peak_backend_rss_bytes'] <= 4 * 2**30)}"
         )
-        goals["SQL == reference"] = ", ".join(
-            f"{r['instances']:,}: {'equal' if r['reference']['equal_to_sql'] else 'DIFFERENT'}" for r in both
+        if "reference" in twenty:
+            speedup = twenty["reference"]["speedup_sql_vs_reference"]
+            found["20M: SQL ≥ 6× the reference"] = f"{speedup}× → {met(speedup >= 6)}"
+    if five and twenty:
+        exponent = math.log(twenty["sql"]["wall_s"] / five["sql"]["wall_s"]) / math.log(4)
+        found["growth 5M → 20M ≤ size^1.15"] = f"size^{exponent:.2f} → {met(exponent <= 1.15)}"
+    with_reference = [r for r in rows if "reference" in r]
+    if with_reference:
+        found["SQL == reference"] = ", ".join(
+            f"{r['instances']:,}: {'equal' if r['reference']['equal_to_sql'] else 'DIFFERENT'}"
+            for r in with_reference
         )
     incremental = [r for r in rows if "incremental" in r]
     if incremental:
         inc = incremental[-1]["incremental"]
-        met = inc["equal"] and inc["plan"]["is_incremental"] and inc["time_ratio"] <= 0.25
-        goals["incremental build ≤ 25 % of a full build, marts equal"] = (
+        ok = inc["equal"] and inc["plan"]["is_incremental"] and inc["time_ratio"] <= 0.25
+        found["incremental build ≤ 25 % of a full build, marts equal"] = (
             f"{inc['time_ratio']:.0%} of the time ({inc['cpu_ratio']:.0%} of the CPU) after adding "
             f"{inc['share']:.0%} at {incremental[-1]['instances']:,}, marts "
-            f"{'equal' if inc['equal'] else 'DIFFERENT'} → {'met' if met else 'NOT met'}"
+            f"{'equal' if inc['equal'] else 'DIFFERENT'} → {met(ok)}"
         )
+    return found
+
+
+def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: dict, final: bool) -> None:
     report = {
         "machine": {"cpus": os.cpu_count(), "memory_bytes": psutil.virtual_memory().total},
         "relations": args.relations,
@@ -415,8 +473,8 @@ def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: 
         "sizes": rows,
         "failed_sizes": failed,
         "growth_sql": growth(rows, lambda r: r["sql"]["wall_s"]),
-        "growth_reference": growth(both, lambda r: r["reference"]["wall_s"]),
-        "goals": goals,
+        "growth_reference": growth([r for r in rows if "reference" in r], lambda r: r["reference"]["wall_s"]),
+        "goals": goals(rows),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "candidates.json").write_text(json.dumps(report, indent=2, default=str))

@@ -8,6 +8,9 @@ relations, as a corpus loaded in pieces), then:
 2. the marts are copied aside (schema `incremental_check`), `dbt run --full-refresh` rebuilds everything;
 3. the two sets of marts are compared row for row (floats to 1e-9), in SQL.
 
+With --repeat N, steps 1-3 run N times, each on a copy of the database as it was with the batch added
+(one run's time varies by ±15 % on a shared machine); the pair with the median time ratio is reported.
+
 Both runs are profiled like the full build (benchmarks.profile_candidates: time with the load average,
 Postgres CPU seconds, peak memory, per model). :func:`bench_incremental` returns the figures for
 bench_candidates' JSON; `python -m benchmarks.bench_incremental --instances N` runs it on its own
@@ -20,6 +23,7 @@ import json
 import os
 import sys
 import tempfile
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +32,7 @@ import click
 from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
-from warehouse.scratch import scratch_database
+from warehouse.scratch import database_snapshot, scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import Target
 
@@ -97,12 +101,35 @@ def mart_differences(target: Target, expected: str, actual: str) -> dict[str, in
 
 
 def bench_incremental(
-    target: Target, base: GeneratorConfig, share: float, dbt_vars: dict, target_dir: Path
+    target: Target, base: GeneratorConfig, share: float, dbt_vars: dict, target_dir: Path, repeat: int = 1
 ) -> dict:
     """Add share × the graph to a warehouse built in full from `base`, build incrementally, rebuild in
-    full, compare. Returns both builds' profiles, their time and CPU ratios and the comparison."""
+    full, compare. Returns both builds' profiles, their time and CPU ratios and the comparison. With
+    `repeat` > 1 the database is copied once the batch is added and the pair of builds is run `repeat`
+    times on that state: the pair with the median time ratio is reported, with every pair's ratios."""
     increment = increment_config(base, share)
     summary = generate(target, increment, progress=False)
+    pairs = []
+    # a copy to start each further pair from (only when there is one)
+    with database_snapshot(target) if repeat > 1 else nullcontext() as restore:
+        for run_number in range(1, repeat + 1):
+            if run_number > 1:
+                restore()
+            pairs.append(incremental_vs_full(target, dbt_vars, target_dir / f"run{run_number}"))
+    reported = sorted(pairs, key=lambda pair: pair["time_ratio"])[(len(pairs) - 1) // 2]
+    return {
+        "share": share,
+        "added_instances": increment.n_instances,
+        "added_batch": summary.as_dict(),
+        **reported,
+        "runs": [{key: pair[key] for key in ("time_ratio", "cpu_ratio", "equal")} for pair in pairs],
+        "equal": all(pair["equal"] for pair in pairs),
+    }
+
+
+def incremental_vs_full(target: Target, dbt_vars: dict, target_dir: Path) -> dict:
+    """An incremental build of the batches added since the last build, then `--full-refresh`; marts
+    compared."""
     select = ["run", "--select", *MARTS_SELECTOR]
     incremental = profile_dbt_run(target, select, dbt_vars, target_dir / "incremental")
     with target.connect() as conn:
@@ -115,9 +142,6 @@ def bench_incremental(
     with target.connect(autocommit=True) as conn:
         conn.execute(f"drop schema {CHECK_SCHEMA} cascade")
     return {
-        "share": share,
-        "added_instances": increment.n_instances,
-        "added_batch": summary.as_dict(),
         "plan": {"is_incremental": plan[0], "reason": plan[1]},
         "incremental": incremental,
         "full_refresh": full,
@@ -138,7 +162,17 @@ def markdown(row: dict) -> str:
         f"average {full_load['start']}–{full_load['max_1min']}, Postgres CPU "
         f"{full['backend_cpu_s']:.0f} s): {row['time_ratio']:.0%} of the time, {row['cpu_ratio']:.0%} of the "
         f"CPU; marts {'equal' if row['equal'] else 'DIFFERENT: ' + json.dumps(row['differences'])}"
-        f" (plan: {row['plan']['reason']}).\n"
+        f" (plan: {row['plan']['reason']})." + repeats(row) + "\n"
+    )
+
+
+def repeats(row: dict) -> str:
+    """The ratios of every pair of builds, when the pair was run more than once (the median one is shown)."""
+    if len(row.get("runs", [])) < 2:
+        return ""
+    ratios = ", ".join(f"{run['time_ratio']:.0%} / {run['cpu_ratio']:.0%}" for run in row["runs"])
+    return (
+        f" Time / CPU ratio of each of the {len(row['runs'])} pairs of builds: {ratios} (the median shown)."
     )
 
 
@@ -148,6 +182,14 @@ def markdown(row: dict) -> str:
     "--instances", type=int, default=5_000_000, show_default=True, help="Instances of the base graph."
 )
 @click.option("--share", type=float, default=0.01, show_default=True, help="Instances added, as a share.")
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run the pair of builds this many times on copies of the same state; report the median "
+    "(of an even number of pairs, the lower of the middle two ratios).",
+)
 @shape_options
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(
@@ -157,7 +199,7 @@ def markdown(row: dict) -> str:
     show_default="out/bench",
 )
 @target_options()
-def cli(target: Target, instances: int, share: float, dbt_vars: dict, out: Path, **shape) -> int:
+def cli(target: Target, instances: int, share: float, repeat: int, dbt_vars: dict, out: Path, **shape) -> int:
     # the scratch database is made on the Target's server (DATABASE_URL's, else the embedded one)
     base = GeneratorConfig(
         n_instances=instances,
@@ -176,7 +218,7 @@ def cli(target: Target, instances: int, share: float, dbt_vars: dict, out: Path,
         row = {
             "instances": instances,
             "first_build": first,
-            **bench_incremental(bench, base, share, dbt_vars, Path(tmp)),
+            **bench_incremental(bench, base, share, dbt_vars, Path(tmp), repeat),
         }
     out.mkdir(parents=True, exist_ok=True)
     (out / "incremental.json").write_text(json.dumps({"cpus": os.cpu_count(), **row}, indent=2, default=str))

@@ -3,13 +3,17 @@ Target (the embedded server, or DATABASE_URL's), created empty with the raw sche
 
     with scratch_database(target, "sherliic_bench_1000000") as bench:   # a Target on the new database
         ...
+
+    with database_snapshot(bench) as restore:   # a copy of it, to measure one step several times
+        ...; restore(); ...
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from urllib.parse import urlparse
 
 from warehouse import server
 from warehouse.target import Target
@@ -37,3 +41,24 @@ def scratch_database(target: Target, name: str, *, keep: bool = False) -> Iterat
     finally:
         if not keep:
             server.drop_database(server_url, name)
+
+
+@contextmanager
+def database_snapshot(target: Target) -> Iterator[Callable[[], None]]:
+    """A copy of the Target's database (`create database … template`, on the same server); the function it
+    yields puts the database back as it was when the copy was taken. The copy is dropped at the end. For
+    scratch databases: nobody else may be connected to the database while it is copied or put back."""
+    server_url = _server_url(target)
+    name = urlparse(target.url()).path.lstrip("/")
+    copy = f"{name}__snapshot"
+    server.drop_database(server_url, copy)
+    server.create_database(server_url, copy, template=name)
+
+    def restore() -> None:
+        server.drop_database(server_url, name)
+        server.create_database(server_url, name, template=copy)
+
+    try:
+        yield restore
+    finally:
+        server.drop_database(server_url, copy)

@@ -164,12 +164,16 @@ def embedded_database_url(pgdata: Path) -> str:
     return embedded_server_url(pgdata, DEFAULT_DATABASE)
 
 
-def create_database(server_url: str, name: str) -> None:
-    """Create database `name` on the server at `server_url` if it does not exist."""
+def create_database(server_url: str, name: str, *, template: str | None = None) -> None:
+    """Create database `name` on the server at `server_url` if it does not exist; with `template`, as a
+    copy of that database (which nobody may be connected to meanwhile)."""
     with connect(with_database(server_url, "postgres"), autocommit=True) as conn:
         exists = conn.execute("select 1 from pg_database where datname = %s", (name,)).fetchone()
         if not exists:
-            conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+            statement = sql.SQL("create database {}").format(sql.Identifier(name))
+            if template is not None:
+                statement += sql.SQL(" template {}").format(sql.Identifier(template))
+            conn.execute(statement)
 
 
 def drop_database(server_url: str, name: str) -> None:
