@@ -122,6 +122,7 @@ class Cluster:
         self.url = f"spark://127.0.0.1:{self.port}"
         self.processes: dict[str, subprocess.Popen] = {}
         (root / "logs").mkdir(parents=True, exist_ok=True)
+        (root / "local").mkdir(exist_ok=True)
 
     def env(self) -> dict[str, str]:
         return {
@@ -129,6 +130,9 @@ class Cluster:
             "SPARK_CONF_DIR": str(self.conf_dir),
             "SPARK_LOCAL_IP": "127.0.0.1",
             "SPARK_DAEMON_MEMORY": "512m",
+            # scratch space of the driver, workers and executors (shipped archives, shuffle files) inside
+            # the test's folder: a worker killed on purpose cannot clean up, and /tmp kept 0.1-0.3 GB a run
+            "SPARK_LOCAL_DIRS": str(self.root / "local"),
             # a master's REST server takes a fixed port (6066): not needed, and another test may hold it
             "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",
         }
