@@ -9,8 +9,9 @@ buffers once), temp-file bytes spilled, the load average; up to --reference-max 
 plain-Python reference (benchmarks.reference) in a child process with its peak RSS, plus an exact
 equality check of the marts against it; at --incremental-at instances the incremental row
 (benchmarks.bench_incremental: --incremental-share more instances, an incremental build vs
---full-refresh, marts compared). Writes out/bench/candidates.json and out/bench/candidates.md and prints
-them.
+--full-refresh, marts compared). The database is vacuumed, untimed, before each timed step; with
+--repeat N every build is run N times and the median run reported. Writes out/bench/candidates.json and
+out/bench/candidates.md and prints them.
 
 `make bench-candidates` (ARGS='--sizes 1000000,5000000' for a shorter run).
 """
@@ -33,7 +34,7 @@ import click
 import psutil
 
 from benchmarks import bench_incremental
-from benchmarks.profile_candidates import MARTS_SELECTOR, parse_sizes, profile_dbt_run
+from benchmarks.profile_candidates import MARTS_SELECTOR, parse_sizes, profile_dbt_run, vacuum_database
 from benchmarks.reference import compare_with_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
@@ -216,7 +217,9 @@ def repeated_sql_build(target: Target, dbt_vars: dict, tmp: Path, args: Options)
 
 def reference_row(target: Target, dbt_vars: dict, tmp: Path, sql_wall_s: float) -> dict:
     """The Python reference's figures on the Target's graph and its comparison with the marts."""
+    vacuum_s = vacuum_database(target)  # as before every timed build
     ref = run_reference(target, dbt_vars, tmp / "ref.pkl")
+    ref["vacuum_before_s"] = vacuum_s
     result = ref.pop("_result")
     problems = compare_with_marts(result, target)
     ref["equal_to_sql"] = not problems
