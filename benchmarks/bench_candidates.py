@@ -34,7 +34,14 @@ import click
 import psutil
 
 from benchmarks import bench_incremental
-from benchmarks.profile_candidates import MARTS_SELECTOR, parse_sizes, profile_dbt_run, vacuum_database
+from benchmarks.profile_candidates import (
+    MARTS_SELECTOR,
+    median_run,
+    parse_sizes,
+    profile_dbt_run,
+    repeat_option,
+    vacuum_database,
+)
 from benchmarks.reference import compare_with_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
@@ -202,7 +209,7 @@ def repeated_sql_build(target: Target, dbt_vars: dict, tmp: Path, args: Options)
         )
         for number in range(1, args.repeat + 1)
     ]
-    reported = sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2]
+    reported = median_run(runs, "wall_s")
     if len(runs) == 1:
         return reported
     # EXPLAIN ran after the last run: the plans of the same models on the same graph
@@ -367,14 +374,7 @@ class Options:
     show_default=True,
     help="Instances added for the incremental row, as a share of the size.",
 )
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Build each size this many times (then --full-refresh) and the incremental pair as often; "
-    "report the median run (of an even number of runs, the faster of the middle two).",
-)
+@repeat_option("each size's build (then with --full-refresh) and the incremental pair")
 @click.option(
     "--explain/--no-explain",
     default=True,

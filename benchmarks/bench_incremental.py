@@ -29,7 +29,7 @@ from pathlib import Path
 
 import click
 
-from benchmarks.profile_candidates import MARTS_SELECTOR, profile_dbt_run
+from benchmarks.profile_candidates import MARTS_SELECTOR, median_run, profile_dbt_run, repeat_option
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
 from warehouse.scratch import database_snapshot, scratch_database
@@ -116,7 +116,7 @@ def bench_incremental(
             if run_number > 1:
                 restore()
             pairs.append(incremental_vs_full(target, dbt_vars, target_dir / f"run{run_number}"))
-    reported = sorted(pairs, key=lambda pair: pair["time_ratio"])[(len(pairs) - 1) // 2]
+    reported = median_run(pairs, "time_ratio")
     return {
         "share": share,
         "added_instances": increment.n_instances,
@@ -182,14 +182,7 @@ def repeats(row: dict) -> str:
     "--instances", type=int, default=5_000_000, show_default=True, help="Instances of the base graph."
 )
 @click.option("--share", type=float, default=0.01, show_default=True, help="Instances added, as a share.")
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Run the pair of builds this many times on copies of the same state; report the median "
-    "(of an even number of pairs, the lower of the middle two ratios).",
-)
+@repeat_option("the pair of builds (each on a copy of the same state)")
 @shape_options
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(

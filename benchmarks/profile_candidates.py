@@ -260,11 +260,27 @@ def explain_models(target: Target, target_dir: Path, models: list[str], dbt_vars
 
 
 # -- one profiled dbt run ----------------------------------------------------------------------------
+def repeat_option(what: str):
+    """The --repeat option of the benchmarks that time a step several times (`what`: the step)."""
+    return click.option(
+        "--repeat",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help=f"Run {what} this many times and report the median run (of an even number, the lower of the "
+        "middle two): one run's time varies by ±15 % on a shared machine.",
+    )
+
+
+def median_run(runs: list[dict], key: str) -> dict:
+    """The run whose `key` is the median (of an even number of runs, the lower of the middle two)."""
+    return sorted(runs, key=lambda run: run[key])[(len(runs) - 1) // 2]
+
+
 def vacuum_database(target: Target) -> float:
     """VACUUM the Target's database before a timed step, so that the step does not share the machine with
     autovacuum catching up on the previous step's writes (the freshly loaded graph, the last build's
-    tables: their first readers set hint bits, which checksums make full-page writes). Returns its
-    seconds, which are reported beside the step's time, not in it."""
+    tables). Returns its seconds, which are reported beside the step's time, not in it."""
     start = time.perf_counter()
     with target.connect(autocommit=True) as conn:
         conn.execute("vacuum")
