@@ -132,6 +132,21 @@ def test_two_named_builds_of_one_database_coexist(two_builds: Target) -> None:
     assert relations_of(target, "build_both__next") == []  # published, staging dropped
 
 
+def test_recorded_row_counts_are_the_marts_rows(two_builds: Target) -> None:
+    # the tables a build creates are counted from dbt's 'SELECT n' when it publishes (no count(*) after
+    # the build); views and the rest are counted: either way every mart's count is exact
+    default, both = records(two_builds)
+    for record in (default, both):
+        with two_builds.connect() as conn:
+            actual = {
+                mart: conn.execute(f'select count(*) from "{record["schema_name"]}"."{mart}"').fetchone()[0]
+                for mart in record["row_counts"]
+            }
+        assert record["row_counts"] == actual
+        assert {"teg_edges", "inference_candidates", "candidate_funnel"} <= set(actual)
+        assert set(relations_of(two_builds, record["schema_name"])) >= set(actual)
+
+
 def test_every_build_is_recorded_with_its_provenance(two_builds: Target) -> None:
     default, both = records(two_builds)
     for record in (default, both):
@@ -306,6 +321,9 @@ def test_the_publish_refuses_a_build_no_longer_running(make_target, tmp_path: Pa
     recorded = records(target)[-1]
     assert (recorded["status"], sorted(recorded["published_models"])) == ("succeeded", published)
     assert recorded["command"].startswith("run (plain dbt, not sherliic-dbt")
+    with target.connect() as conn:
+        n_corpora = conn.execute("select count(*) from warehouse.teg_corpora").fetchone()[0]
+    assert recorded["row_counts"] == {"teg_corpora": n_corpora}  # dbt's 'SELECT n', recorded by the publish
 
 
 def test_unknown_vars_are_refused_before_dbt_starts(fresh_target: Target) -> None:

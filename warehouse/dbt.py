@@ -254,7 +254,11 @@ def _recorded_build(
             status = "succeeded"
         else:
             status = "failed"
-        counts = builds.mart_row_counts(conn, schema, project_dir) if status == "succeeded" else {}
+        counts = (
+            builds.mart_row_counts(conn, schema, project_dir, known=record.row_counts)
+            if status == "succeeded"
+            else {}
+        )
         error = error_line(outcome.output) if status == "failed" else None
         builds.finish_record(
             conn, build_id, status=status, exit_code=outcome.exit_code, error=error, row_counts=counts

@@ -252,3 +252,17 @@ set local from_collapse_limit = 1
 {% macro spark__joins_in_written_order() -%}
 select 1
 {%- endmacro %}
+
+{# pre-hook of the heavy models OFF the build's critical path (the chain of dependent models the build
+   waits for, docs/performance.md): one process each, no parallel workers. Their parallel plans cost more
+   CPU in all (teg_edges' three processes each built the same hash of typings: 8 s more CPU at 5M), and
+   on two cores the workers took CPU from the model on the chain that ran beside them. #}
+{% macro serial_plan() -%}
+{{ return(adapter.dispatch('serial_plan', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__serial_plan() -%}
+set local max_parallel_workers_per_gather = 0
+{%- endmacro %}
+{% macro spark__serial_plan() -%}
+select 1
+{%- endmacro %}

@@ -171,9 +171,9 @@ side_classes as (
         is_premise,
         arg1_mask,
         arg2_mask,
-        sum(n_pairs) as n_pairs,
-        sum(n_arg1_entities) as n_arg1_entities,
-        sum(n_arg2_entities) as n_arg2_entities
+        cast(sum(n_pairs) as integer) as n_pairs,
+        cast(sum(n_arg1_entities) as integer) as n_arg1_entities,
+        cast(sum(n_arg2_entities) as integer) as n_arg2_entities
 
     from side_class_rows
     group by

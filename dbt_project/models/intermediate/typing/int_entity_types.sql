@@ -1,7 +1,7 @@
 {{ config(
     materialized=incremental_materialization(),
     unique_key=['entity_id', 'type_name'],
-    pre_hook="{{ heavy_model_settings() }}",
+    pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}

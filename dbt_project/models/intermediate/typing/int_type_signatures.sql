@@ -2,7 +2,7 @@
     materialized=incremental_materialization(),
     unique_key='typed_rel_id',
     reset_relations_on=[typed_relation_rel('typed_rel_id')],
-    pre_hook="{{ heavy_model_settings() }}",
+    pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set k = var('top_k_types') | int %}

@@ -2,7 +2,7 @@
     materialized=incremental_materialization(),
     unique_key=['rel_id', 'type_rank_a', 'type_rank_b'],
     reset_relations_on=['rel_id'],
-    pre_hook="{{ heavy_model_settings() }}",
+    pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}

@@ -2,7 +2,7 @@
     materialized=incremental_materialization(),
     unique_key=['rel_id', 'arg1_entity_id', 'arg2_entity_id'],
     reset_relations_on=['rel_id'],
-    pre_hook=["{{ heavy_model_settings() }}", "{{ joins_in_written_order() }}"],
+    pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}", "{{ joins_in_written_order() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}
