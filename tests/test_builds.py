@@ -342,3 +342,30 @@ def test_a_named_build_on_spark_is_refused_in_one_line(tmp_path: Path) -> None:
     done = subprocess.run([SHERLIIC_DBT, "--build", "trial", "run"], env=env, capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("error: named builds (build trial) need the postgres engine")
+
+
+def test_raw_tables_are_analyzed_once_and_only_when_they_changed(fresh_target: Target) -> None:
+    """on-run-start analyzes the raw tables that changed since their last analyze, once per build (two
+    models read them first: the second no longer waits for the first's ANALYZE); a build over unchanged
+    data analyzes nothing."""
+    target = fresh_target
+    load_raw_graph(target.url(), planted_graph())
+
+    def statistics() -> dict[str, tuple[int, int, bool]]:
+        with target.connect() as conn:
+            rows = conn.execute(
+                "select relname, analyze_count, n_mod_since_analyze, "
+                "coalesce(last_analyze, last_autoanalyze) is not null from pg_stat_user_tables "
+                "where relname in ('relation_instances', 'entity_types', 'load_batches') "
+                "and schemaname = 'raw'"
+            ).fetchall()
+        return {name: (analyzed, changed, ever) for name, analyzed, changed, ever in rows}
+
+    first = sherliic_dbt(target, "run", *TEG)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr
+    after_first = statistics()
+    assert set(after_first) == {"relation_instances", "entity_types", "load_batches"}
+    assert all(ever and changed == 0 for _, changed, ever in after_first.values()), after_first
+    second = sherliic_dbt(target, "run", *TEG)
+    assert second.returncode == 0, second.stdout[-3000:] + second.stderr
+    assert {name: s[0] for name, s in statistics().items()} == {name: s[0] for name, s in after_first.items()}

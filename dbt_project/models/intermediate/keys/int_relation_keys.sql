@@ -1,7 +1,7 @@
 {{ config(
     materialized=incremental_materialization(),
     unique_key='rel_id',
-    pre_hook=["{{ analyze_sources() }}", "{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
+    pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set plan = build_plan() %}

@@ -74,7 +74,7 @@ final as (
         cast(pair_stats.n_arg1_entities as bigint) as n_arg1_entities,
         cast(pair_stats.n_arg2_entities as bigint) as n_arg2_entities,
         cast(coalesce(typing_stats.n_typed_relations, 0) as bigint) as n_typed_relations,
-        {{ surrogate_key(['labelled.path']) }} as relation_key
+        {{ relation_key('labelled.path') }} as relation_key
 
     from labelled
     inner join pair_stats

@@ -15,9 +15,14 @@ relation_pairs as (
 
 ),
 
+-- the relation keys of the relations mart, computed here so that this mart need not wait for it
 relations as (
 
-    select * from {{ ref('relations') }}
+    select
+        rel_id,
+        {{ relation_key('path') }} as relation_key
+
+    from {{ ref('int_relation_keys') }}
 
 ),
 
