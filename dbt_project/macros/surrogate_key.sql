@@ -16,14 +16,9 @@ md5(concat(
 ))
 {%- endmacro %}
 
-{# the stable keys of relations and typed relations: one definition for the marts that carry them
-   (relations, typed_relations) and untyped_edges, which computes the relation key from
-   int_relation_keys so that it need not wait for the relations mart (it then runs while the slot
-   typing models run one at a time) #}
+{# the stable key of a relation: one definition for the relations mart and untyped_edges, which computes
+   it from int_relation_keys so that it need not wait for that mart (it then runs while the slot typing
+   models run one at a time) #}
 {% macro relation_key(path) -%}
 {{ surrogate_key([path]) }}
-{%- endmacro %}
-
-{% macro typed_relation_key(path, type_a, type_b) -%}
-{{ surrogate_key([path, type_a, type_b]) }}
 {%- endmacro %}

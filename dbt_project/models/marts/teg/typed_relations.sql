@@ -34,7 +34,7 @@ final as (
         typed_relations.n_instances,
         typed_relations.n_arg1_entities,
         typed_relations.n_arg2_entities,
-        {{ typed_relation_key('relation_keys.path', 'typed_relations.type_a', 'typed_relations.type_b') }}
+        {{ surrogate_key(['relation_keys.path', 'typed_relations.type_a', 'typed_relations.type_b']) }}
             as typed_relation_key
 
     from typed_relations
