@@ -115,7 +115,7 @@ def bench_incremental(
         for run_number in range(1, repeat + 1):
             if run_number > 1:
                 restore()
-            pairs.append(incremental_vs_full(target, dbt_vars, target_dir / f"run{run_number}"))
+            pairs.append(incremental_vs_full(target, dbt_vars, target_dir))
     reported = median_run(pairs, "time_ratio")
     return {
         "share": share,
@@ -129,15 +129,15 @@ def bench_incremental(
 
 def incremental_vs_full(target: Target, dbt_vars: dict, target_dir: Path) -> dict:
     """An incremental build of the batches added since the last build, then `--full-refresh`; marts
-    compared."""
+    compared. Both builds use dbt's target folder `target_dir` (a user's builds reuse its parse)."""
     select = ["run", "--select", *MARTS_SELECTOR]
-    incremental = profile_dbt_run(target, select, dbt_vars, target_dir / "incremental")
+    incremental = profile_dbt_run(target, select, dbt_vars, target_dir)
     with target.connect() as conn:
         plan = conn.execute(
             f"select is_incremental, reason from {target.marts_schema}.int_build_plan"
         ).fetchone()
     copy_marts(target, CHECK_SCHEMA)
-    full = profile_dbt_run(target, [*select, "--full-refresh"], dbt_vars, target_dir / "full")
+    full = profile_dbt_run(target, [*select, "--full-refresh"], dbt_vars, target_dir)
     differences = mart_differences(target, target.marts_schema, CHECK_SCHEMA)
     with target.connect(autocommit=True) as conn:
         conn.execute(f"drop schema {CHECK_SCHEMA} cascade")
@@ -207,7 +207,7 @@ def cli(target: Target, instances: int, share: float, repeat: int, dbt_vars: dic
         tempfile.TemporaryDirectory(prefix="bench_incremental_") as tmp,
     ):
         generate(bench, base, progress=False)
-        first = profile_dbt_run(bench, ["run", "--select", *MARTS_SELECTOR], dbt_vars, Path(tmp) / "first")
+        first = profile_dbt_run(bench, ["run", "--select", *MARTS_SELECTOR], dbt_vars, Path(tmp))
         row = {
             "instances": instances,
             "first_build": first,

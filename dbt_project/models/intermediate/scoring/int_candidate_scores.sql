@@ -16,13 +16,28 @@ pair_overlaps as (
 
 ),
 
-typed_relations as (
+-- one import CTE per use: Postgres materialises a CTE that is read twice, and a plan that scans a
+-- materialised CTE runs in one process. This model runs near the end of the build, often with a core
+-- to spare: at 5M instances it takes 3.0 s in parallel, 4.7 s in one process (measured alone)
+premise_relations as (
 
     select * from {{ ref('int_typed_relations') }}
 
 ),
 
-signatures as (
+hypothesis_relations as (
+
+    select * from {{ ref('int_typed_relations') }}
+
+),
+
+premise_signatures as (
+
+    select * from {{ ref('int_type_signatures') }}
+
+),
+
+hypothesis_signatures as (
 
     select * from {{ ref('int_type_signatures') }}
 
@@ -55,7 +70,9 @@ joined as (
         pair_overlaps.n_overlap_arg1,
         pair_overlaps.n_overlap_arg2,
         pair_overlaps.n_overlap_entities,
-        graph.n_entities,
+        -- a scalar subquery (computed once, before the parallel part), not a cross join: an aggregate
+        -- joined to the overlaps kept the plan in one process
+        (select graph.n_entities from graph) as n_entities,
         premise_tsg.tsg_a as premise_tsg_a,
         premise_tsg.tsg_b as premise_tsg_b,
         case when pair_overlaps.alignment = 'straight' then hypothesis_tsg.tsg_a else hypothesis_tsg.tsg_b end
@@ -64,15 +81,14 @@ joined as (
             as hypothesis_tsg_y
 
     from pair_overlaps
-    inner join typed_relations as premise
+    inner join premise_relations as premise
         on pair_overlaps.premise_typed_rel_id = premise.typed_rel_id
-    inner join typed_relations as hypothesis
+    inner join hypothesis_relations as hypothesis
         on pair_overlaps.hypothesis_typed_rel_id = hypothesis.typed_rel_id
-    inner join signatures as premise_tsg
+    inner join premise_signatures as premise_tsg
         on pair_overlaps.premise_typed_rel_id = premise_tsg.typed_rel_id
-    inner join signatures as hypothesis_tsg
+    inner join hypothesis_signatures as hypothesis_tsg
         on pair_overlaps.hypothesis_typed_rel_id = hypothesis_tsg.typed_rel_id
-    cross join graph
 
 ),
 

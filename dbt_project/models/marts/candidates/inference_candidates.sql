@@ -7,7 +7,14 @@ top_n as (
 
 ),
 
-typed_relations as (
+-- one import CTE per use (int_candidate_scores says why: a materialised CTE keeps the plan in one process)
+premise_relations as (
+
+    select * from {{ ref('typed_relations') }}
+
+),
+
+hypothesis_relations as (
 
     select * from {{ ref('typed_relations') }}
 
@@ -51,9 +58,9 @@ final as (
             as candidate_key
 
     from top_n
-    inner join typed_relations as premise
+    inner join premise_relations as premise
         on top_n.premise_typed_rel_id = premise.typed_rel_id
-    inner join typed_relations as hypothesis
+    inner join hypothesis_relations as hypothesis
         on top_n.hypothesis_typed_rel_id = hypothesis.typed_rel_id
 
 )
