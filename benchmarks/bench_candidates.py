@@ -168,7 +168,10 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
             flush=True,
         )
         with tempfile.TemporaryDirectory(prefix="bench_dbt_") as tmp:
-            row["sql"] = repeated_sql_build(bench, dbt_vars, Path(tmp), args)
+            # one dbt target folder for every build of this size, as a user's builds share theirs: the
+            # first parses the project (~4 s), the others reuse its parse
+            dbt_target = Path(tmp) / "dbt_target"
+            row["sql"] = repeated_sql_build(bench, dbt_vars, dbt_target, args)
             print(
                 f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
                 f"({row['sql']['counts']['typed_relations']:,} typed relations, "
@@ -187,7 +190,7 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
                     row["reference_error"] = repr(exc)
             if n_instances == args.incremental_at:  # last: it adds instances to the bench database
                 row["incremental"] = bench_incremental.bench_incremental(
-                    bench, config, args.incremental_share, dbt_vars, Path(tmp) / "dbt_target", args.repeat
+                    bench, config, args.incremental_share, dbt_vars, dbt_target, args.repeat
                 )
                 print(
                     f"[{n_instances:,}] " + bench_incremental.markdown(row["incremental"]), end="", flush=True
@@ -195,17 +198,16 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
     return row
 
 
-def repeated_sql_build(target: Target, dbt_vars: dict, tmp: Path, args: Options) -> dict:
+def repeated_sql_build(target: Target, dbt_vars: dict, dbt_target: Path, args: Options) -> dict:
     """The build of the marts, args.repeat times on the same graph: the first from scratch, the others with
     --full-refresh (one run's time varies by ±15 % on a shared machine). The run with the median time is
-    reported, with every run's time and CPU; EXPLAIN (after the timed builds) follows the last run. The
-    runs share dbt's target folder, as a user's builds do: the first parses the project (~4 s), the others
-    reuse its parse."""
+    reported, with every run's time and CPU; EXPLAIN (after the timed builds) follows the last run. All
+    runs use dbt's target folder `dbt_target`."""
     runs = [
         run_sql_build(
             target,
             dbt_vars,
-            tmp / "dbt_target",
+            dbt_target,
             explain=args.explain and number == args.repeat,
             full_refresh=number > 1,
         )
