@@ -16,6 +16,16 @@ md5(concat(
 ))
 {%- endmacro %}
 
+{# the same text with Postgres' || operator: concat() formats each argument through its type's output
+   function, which made the key a quarter dearer on the 12M rows of teg_edges at 5M instances #}
+{% macro postgres__surrogate_key(columns) -%}
+md5(
+    {%- for column in columns %}
+    coalesce(cast({{ column }} as text), '_null_'){{ " || '|' ||" if not loop.last }}
+    {%- endfor %}
+)
+{%- endmacro %}
+
 {# the stable key of a relation: one definition for the relations mart and untyped_edges, which computes
    it from int_relation_keys so that it need not wait for that mart (it then runs while the slot typing
    models run one at a time) #}

@@ -9,33 +9,20 @@
 -- E: every entity that is an argument of a loaded relation instance, with a compact integer key,
 -- numbered by the first batch the entity occurs in, then by source id (see int_relation_keys).
 -- Integer keys early: every later join and group-by runs on 4-byte ints instead of text ids.
+-- Counted from int_source_pairs (each pair's instances count once per argument).
 -- Incremental: the arguments of the new batches, as in int_relation_keys.
 with
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
-arg1_instances as (
+arg1_pairs as (
 
-    select
-        batch_id,
-        arg1_entity_id
-
-    from {{ ref('int_loaded_relation_instances') }}
-    {%- if plan.incremental %}
-    where batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    select * from {{ ref('int_source_pairs') }}
 
 ),
 
-arg2_instances as (
+arg2_pairs as (
 
-    select
-        batch_id,
-        arg2_entity_id
-
-    from {{ ref('int_loaded_relation_instances') }}
-    {%- if plan.incremental %}
-    where batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    select * from {{ ref('int_source_pairs') }}
 
 ),
 
@@ -43,17 +30,19 @@ arguments as (
 
     select
         arg1_entity_id as source_entity_id,
-        batch_id
+        first_batch_id,
+        n_instances
 
-    from arg1_instances
+    from arg1_pairs
 
     union all
 
     select
         arg2_entity_id as source_entity_id,
-        batch_id
+        first_batch_id,
+        n_instances
 
-    from arg2_instances
+    from arg2_pairs
 
 ),
 
@@ -61,8 +50,8 @@ counted as (
 
     select
         source_entity_id,
-        min(batch_id) as first_batch_id,
-        count(*) as n_instances
+        min(first_batch_id) as first_batch_id,
+        sum(n_instances) as n_instances
 
     from arguments
     group by source_entity_id

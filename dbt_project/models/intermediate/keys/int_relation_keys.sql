@@ -9,20 +9,14 @@
 -- Relations (canonical paths) with a compact integer key, numbered by the first batch a path occurs in,
 -- then by path: a batch added later only appends ids, so a build that adds it gives every older
 -- relation the id a build from scratch gives it.
+-- Counted from int_source_pairs (the instances this build adds, grouped per pair).
 -- Incremental: the paths of the new batches, their counts added to the previous ones; new paths get
 -- the next ids (the plan ensures new batches come after every previous one).
 with
 
-instances as (
+source_pairs as (
 
-    select
-        batch_id,
-        path
-
-    from {{ ref('int_loaded_relation_instances') }}
-    {%- if plan.incremental %}
-    where batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    select * from {{ ref('int_source_pairs') }}
 
 ),
 
@@ -30,10 +24,10 @@ counted as (
 
     select
         path,
-        min(batch_id) as first_batch_id,
-        count(*) as n_instances
+        min(first_batch_id) as first_batch_id,
+        sum(n_instances) as n_instances
 
-    from instances
+    from source_pairs
     group by path
 
 ),

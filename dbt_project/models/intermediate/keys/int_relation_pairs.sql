@@ -8,17 +8,14 @@
 -- depends_on: {{ ref('int_build_plan') }}
 -- Untyped relation extensions: R as a set of entity pairs, with the number of instances of each pair
 -- and the first batch it occurs in. Instances are counted per (path, arguments) on the loaded text
--- ids first and keyed afterwards: each pair is looked up once instead of each instance.
+-- ids first (int_source_pairs) and keyed afterwards: each pair is looked up once instead of each instance.
 -- Incremental: the pairs of the new batches, their counts added to the previous ones (first_batch_id
 -- tells later models which pairs are new to the graph).
 with
 
-instances as (
+source_pairs as (
 
-    select * from {{ ref('int_loaded_relation_instances') }}
-    {%- if plan.incremental %}
-    where batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    select * from {{ ref('int_source_pairs') }}
 
 ),
 
@@ -38,23 +35,6 @@ arg1_keys as (
 arg2_keys as (
 
     select * from {{ ref('int_entity_keys') }}
-
-),
-
-source_pairs as (
-
-    select
-        path,
-        arg1_entity_id,
-        arg2_entity_id,
-        count(*) as n_instances,
-        min(batch_id) as first_batch_id
-
-    from instances
-    group by
-        path,
-        arg1_entity_id,
-        arg2_entity_id
 
 ),
 
