@@ -70,8 +70,8 @@ final as (
         keyed.rel_id,
         keyed.arg1_entity_id,
         keyed.arg2_entity_id,
-        -- an integer: sums of integers aggregate in a bigint, sums of bigints in numeric (slower)
-        cast(coalesce(previous_pairs.n_instances, 0) + keyed.n_instances as integer) as n_instances,
+        -- integers both (int_source_pairs counts in an integer), so the sum stays one
+        coalesce(previous_pairs.n_instances, 0) + keyed.n_instances as n_instances,
         coalesce(previous_pairs.first_batch_id, keyed.first_batch_id) as first_batch_id
 
     from keyed
@@ -88,8 +88,7 @@ final as (
         rel_id,
         arg1_entity_id,
         arg2_entity_id,
-        -- an integer: sums of integers aggregate in a bigint, sums of bigints in numeric (slower)
-        cast(n_instances as integer) as n_instances,
+        n_instances,
         first_batch_id
 
     from keyed
