@@ -60,11 +60,13 @@ demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHER
 	$(BIN)/sherliic-demo
 
 # two workers, one per core, each taking whole modules (module fixtures such as the Spark demo are built
-# once); TEST_WORKERS=0 runs the tests in this process
+# once) in the order tests/conftest.py sorts them, the longest first (xdist's default reorder by number
+# of tests put the Spark cluster's four tests last, alone on one worker for 17 minutes);
+# TEST_WORKERS=0 runs the tests in this process
 TEST_WORKERS ?= 2
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 lint: $(STAMP) ## ruff check + format check, import layers (lint-imports), sqlfluff over dbt_project/ and sql/
 	$(BIN)/ruff check .
