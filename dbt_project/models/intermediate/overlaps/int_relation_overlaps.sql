@@ -9,6 +9,7 @@
 -- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- depends_on: {{ ref('int_slot_types_ranked') }}
+-- depends_on: {{ ref('int_shared_entity_pairs') }}
 -- Untyped stage of A∩B (paper §2.3): the entity pairs shared by two relations of DIFFERENT paths, for
 -- relation pairs whose untyped overlap can still pass criteria 2-3 (every typed overlap is a subset of
 -- its untyped one), with the type masks the typed stage counts from.
@@ -26,7 +27,8 @@
 --
 -- Why the steps (a naive typed self-join on the pair explodes on hub pairs and spills):
 --   1. shared_keys: only unordered pairs {x,y} seen in ≥ 2 relations can be in any overlap of two
---      different relations (covers straight and crossed) - most pairs occur in one relation only.
+--      different relations (covers straight and crossed) - most pairs occur in one relation only
+--      (int_shared_entity_pairs, which runs beside the slot typing models).
 --   2. relation_overlaps: overlaps on UNTYPED relations first (one row per shared pair and relation
 --      pair instead of one per typing pair, up to (k+1)² times fewer), pruned by the r_min bounds;
 --      every typed overlap is a subset of its untyped one, so nothing valid is lost.
@@ -357,13 +359,6 @@ final as (
 
 )
 {% else %}
--- one import CTE per use (Postgres materialises a CTE that is read twice)
-key_pairs as (
-
-    select * from {{ ref('int_relation_pair_typings') }}
-
-),
-
 relation_pairs as (
 
     select * from {{ ref('int_relation_pair_typings') }}
@@ -372,16 +367,7 @@ relation_pairs as (
 
 shared_keys as (
 
-    select
-        least(arg1_entity_id, arg2_entity_id) as low_entity_id,
-        greatest(arg1_entity_id, arg2_entity_id) as high_entity_id
-
-    from key_pairs
-    group by
-        least(arg1_entity_id, arg2_entity_id),
-        greatest(arg1_entity_id, arg2_entity_id)
-    -- in two relations or more; min <> max lets Postgres hash (count(distinct) sorted 2.4M rows)
-    having min(rel_id) <> max(rel_id)
+    select * from {{ ref('int_shared_entity_pairs') }}
 
 ),
 
