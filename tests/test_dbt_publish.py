@@ -168,3 +168,30 @@ def test_a_successful_build_replaces_every_mart_at_once(built, tmp_path: Path) -
         definition = conn.execute("select pg_get_viewdef('warehouse.relation_instances')").fetchone()[0]
     assert n_instances == sum(1 for _ in planted_graph()["instances"])
     assert "warehouse__next" not in definition
+
+
+def test_autovacuum_waits_until_the_tables_are_published(built, tmp_path: Path) -> None:
+    """Autovacuum leaves a build's tables alone while they are staged (publishing, which moves them,
+    waited 1 s for every autovacuum it had to cancel) and takes them up again once they are published."""
+    url, _ = built
+    table_options = (
+        "select c.relname::text as table_name, coalesce(array_to_string(c.reloptions, ','), '') as options "
+        "from pg_class as c join pg_namespace as n on n.oid = c.relnamespace "
+        "where c.relkind = 'r' and n.nspname = "
+    )
+    project = broken_project(
+        tmp_path,
+        "models/marts/teg/zz_staged_table_options.sql",
+        "-- depends_on: {{ ref('typed_relations') }}\n"
+        + table_options
+        + "'{{ this.schema }}' and c.relname <> '{{ this.identifier }}'\n",
+    )
+    assert dbt(url, ["run", *TEG], tmp_path, None, project) == 0
+    with psycopg.connect(url) as conn:
+        staged = dict(conn.execute("select * from warehouse.zz_staged_table_options").fetchall())
+        live = dict(conn.execute(table_options + "'warehouse'").fetchall())
+    # a full build stages int_typed_relations, an incremental one int_typed_relations__delta
+    assert "typed_relations" in staged, staged
+    assert any(name.startswith("int_typed_relations") for name in staged), staged
+    assert {name for name, options in staged.items() if "autovacuum_enabled=false" not in options} == set()
+    assert {name: options for name, options in live.items() if "autovacuum_enabled" in options} == {}

@@ -177,6 +177,10 @@
     {%- endfor %}
     {%- for node in replaced %}
     alter table {{ adapter.quote(node.schema) }}.{{ adapter.quote(node.alias) }} set schema {{ adapter.quote(live_schema(node.schema)) }};
+        {#- autovacuum was paused while the table was staged (pause_autovacuum) #}
+        {%- if node.config.materialized in ['table', 'incremental'] %}
+    alter table {{ adapter.quote(live_schema(node.schema)) }}.{{ adapter.quote(node.alias) }} reset (autovacuum_enabled);
+        {%- endif %}
     {%- endfor %}
     {#- the tables of an incremental build must come from one build: when some of them are published
         without the plan that records their batches, the next build starts from scratch -#}

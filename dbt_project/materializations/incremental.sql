@@ -37,6 +37,7 @@
                 {{ sql }}
             );
             analyze {{ delta }};
+            {{ pause_autovacuum_of(delta) }};
             create view {{ this.incorporate(type='view') }} as (
                 select * from {{ live }} as live
                 where {{ kept_rows_conditions(
