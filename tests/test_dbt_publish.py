@@ -113,8 +113,8 @@ def test_a_nan_threshold_is_refused(built, tmp_path: Path, capfd) -> None:
     assert published(url) == before
 
 
-def broken_project(tmp_path: Path, relative: str, sql: str) -> Path:
-    """A copy of the dbt project with one more file (a model or a data test) that fails."""
+def project_with_file(tmp_path: Path, relative: str, sql: str) -> Path:
+    """A copy of the dbt project with one more file (a model or a data test)."""
     copy = tmp_path / "dbt_project"
     shutil.copytree(DBT_PROJECT_DIR, copy, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
     (copy / relative).write_text(sql)
@@ -126,7 +126,7 @@ OTHER_VARS = {"top_k_types": 1, "r_min": 3}  # builds other typed relations and 
 
 def test_a_model_failing_half_way_publishes_nothing(built, tmp_path: Path) -> None:
     url, before = built
-    project = broken_project(
+    project = project_with_file(
         tmp_path,
         "models/marts/teg/zz_fails_after_typed_relations.sql",
         "select 1 / 0 as boom from {{ ref('typed_relations') }}\n",
@@ -139,7 +139,7 @@ def test_a_model_failing_half_way_publishes_nothing(built, tmp_path: Path) -> No
 
 def test_a_data_test_failing_in_build_publishes_nothing(built, tmp_path: Path) -> None:
     url, before = built
-    project = broken_project(
+    project = project_with_file(
         tmp_path, "tests/assert_fails_on_purpose.sql", "select * from {{ ref('typed_relations') }}\n"
     )
     assert dbt(url, ["build", *TEG], tmp_path, OTHER_VARS, project) != 0
@@ -179,7 +179,7 @@ def test_autovacuum_waits_until_the_tables_are_published(built, tmp_path: Path) 
         "from pg_class as c join pg_namespace as n on n.oid = c.relnamespace "
         "where c.relkind = 'r' and n.nspname = "
     )
-    project = broken_project(
+    project = project_with_file(
         tmp_path,
         "models/marts/teg/zz_staged_table_options.sql",
         "-- depends_on: {{ ref('typed_relations') }}\n"
