@@ -178,7 +178,7 @@
     {%- for node in replaced %}
     alter table {{ adapter.quote(node.schema) }}.{{ adapter.quote(node.alias) }} set schema {{ adapter.quote(live_schema(node.schema)) }};
         {#- autovacuum was paused while the table was staged (pause_autovacuum) #}
-        {%- if node.config.materialized in ['table', 'incremental'] %}
+        {%- if node.config.materialized in paused_materializations() %}
     alter table {{ adapter.quote(live_schema(node.schema)) }}.{{ adapter.quote(node.alias) }} reset (autovacuum_enabled);
         {%- endif %}
     {%- endfor %}

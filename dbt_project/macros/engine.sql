@@ -106,9 +106,13 @@ select 1
 {% macro default__pause_autovacuum() -%}
 {%- endmacro %}
 {% macro postgres__pause_autovacuum() -%}
-{%- if builds_into_staging() and config.get('materialized') in ['table', 'incremental'] -%}
+{%- if builds_into_staging() and config.get('materialized') in paused_materializations() -%}
 {{ pause_autovacuum_of(this) }}
 {%- endif -%}
+{%- endmacro %}
+{# the materializations that stage a table (the others stage views): paused here, resumed when published #}
+{% macro paused_materializations() -%}
+{{ return(['table', 'incremental']) }}
 {%- endmacro %}
 {# Postgres: also the delta tables of an incremental build (materializations/incremental.sql) #}
 {% macro pause_autovacuum_of(relation) -%}
