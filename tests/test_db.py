@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from warehouse import server
@@ -115,3 +116,36 @@ def test_connection_parts_for_dbt_profile(url, expected):
 
 def test_sqlalchemy_url_uses_psycopg3_driver():
     assert server.sqlalchemy_url("postgresql://u@/d?host=/s") == "postgresql+psycopg://u@/d?host=/s"
+
+
+def test_a_fresh_embedded_server_starts_with_the_build_settings(tmp_path):
+    """The process that starts a new embedded server applies its build settings (a restart, for wal_level);
+    a later call finds the server running and leaves it alone; a table created and filled in one
+    transaction then writes (almost) no WAL."""
+    pgdata = tmp_path / "pgdata"
+    try:
+        url = server.embedded_server_url(pgdata)
+        with psycopg.connect(url, autocommit=True) as conn:
+            settings = dict(
+                conn.execute(
+                    "select name, current_setting(name) from pg_settings where name = any(%s)",
+                    [list(server.EMBEDDED_SERVER_SETTINGS)],
+                ).fetchall()
+            )
+            started_at = conn.execute("select pg_postmaster_start_time()").fetchone()[0]
+            with conn.transaction():
+                wal_before = conn.execute("select pg_current_wal_insert_lsn()").fetchone()[0]
+                conn.execute(
+                    "create table filled as select n, md5(n::text) as key from generate_series(1, 100000) n"
+                )
+                wal_written = conn.execute(
+                    "select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s)", [wal_before]
+                ).fetchone()[0]
+        assert settings == server.EMBEDDED_SERVER_SETTINGS
+        # the table holds ~6.5 MB; with wal_level=replica its rows would write more than that to the WAL
+        assert wal_written < 1_000_000
+        assert server.embedded_server_url(pgdata) == url
+        with psycopg.connect(url) as conn:
+            assert conn.execute("select pg_postmaster_start_time()").fetchone()[0] == started_at
+    finally:
+        server.stop_embedded_server(pgdata)

