@@ -282,6 +282,18 @@ set local enable_sort = off
 select 1
 {%- endmacro %}
 
+{# `name as {{ computed_once() }} (...)`: a CTE Postgres computes once however often the query reads it
+   (a scalar subquery over it is copied into every expression that uses its column); Spark plans CTEs
+   its own way #}
+{% macro computed_once() -%}
+{{ return(adapter.dispatch('computed_once', 'sherliic')()) }}
+{%- endmacro %}
+{% macro default__computed_once() -%}
+materialized
+{%- endmacro %}
+{% macro spark__computed_once() -%}
+{%- endmacro %}
+
 {# pre-hook of models whose joins must run in the order they are written (Postgres: the join order
    search otherwise trusts estimates that bit tests make 10⁴× too small, and joined the entity keys
    after the 12M-row expansion to typed relations instead of before); no-op elsewhere #}
