@@ -311,8 +311,8 @@ select 1
 {# pre-hook of the heavy models OFF the build's critical path (the chain of dependent models the build
    waits for, docs/performance.md): one process each, no parallel workers. Their parallel plans cost more
    CPU in all (teg_edges' three processes each built the same hash of typings: 8 s more CPU at 5M), and
-   on two cores the workers took CPU from the model on the chain that ran beside them. Also of
-   int_source_pairs, whose workers' partial groups hardly merge (the reason is in the model). #}
+   on two cores the workers took CPU from the model on the chain that ran beside them. Also of the two
+   halves of int_source_pairs, whose workers' partial groups hardly merge (int_source_pairs_half_1). #}
 {% macro serial_plan() -%}
 {{ return(adapter.dispatch('serial_plan', 'sherliic')()) }}
 {%- endmacro %}
