@@ -17,6 +17,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
 from dataclasses import dataclass
 from itertools import islice
 from typing import Literal
@@ -110,14 +111,17 @@ def extract_documents(
         outcomes = _in_workers(extraction, feed, processes, parent_only_fds)
     else:
         outcomes = extraction.outcomes(feed)
-    for document, outcome, sentences in outcomes:
-        stats["sentences_parsed"] += sentences
-        if isinstance(outcome, InputError):
-            if on_error is None:
-                raise outcome
-            on_error(outcome)
-            continue
-        yield document, outcome
+    # leaving early (a bad document raised, the caller closing this generator) stops the workers now, in
+    # this thread, not whenever the garbage collector finalises the pool
+    with closing(outcomes):
+        for document, outcome, sentences in outcomes:
+            stats["sentences_parsed"] += sentences
+            if isinstance(outcome, InputError):
+                if on_error is None:
+                    raise outcome
+                on_error(outcome)
+                continue
+            yield document, outcome
     if feed.error is not None:
         raise feed.error
 

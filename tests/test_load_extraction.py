@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from deppath.records import Document, ExtractionResult, Mention
@@ -78,10 +79,14 @@ def test_two_processes_give_the_same_outcomes(ner):
 
 @pytest.mark.parametrize("processes", [1, 2])
 def test_a_bad_document_raises_its_error(processes):
+    before = set(psutil.Process().children())
     with pytest.raises(InputError) as err:
         _run(GOOD[:3] + [MISALIGNED] + GOOD[3:], processes)
     assert (err.value.file, err.value.line) == (str(SOURCE), 6)
     assert "token boundaries" in err.value.problem
+    # the workers are gone when the error arrives (the traceback still holds the loop's frames), not
+    # whenever the garbage collector finalises the pool, in whatever thread that happens to be
+    assert set(psutil.Process().children()) == before
 
 
 @pytest.mark.parametrize("processes", [1, 2])
