@@ -7,7 +7,9 @@ dominant node (EXPLAIN (ANALYZE, BUFFERS), run after the build: not in its time)
 Postgres backends serving the bench database (sampled with psutil: RSS sum and PSS sum, PSS counts shared
 buffers once), temp-file bytes spilled, the load average; up to --reference-max instances the
 plain-Python reference (benchmarks.reference) in a child process with its peak RSS, plus an exact
-equality check of the marts against it; at --incremental-at instances the incremental row
+equality check of the marts against it, right after each of the last --reference-repeat builds (the
+speed-up is the median of these pairs' ratios: the machine's speed drifts within a bench, and a pair
+run back to back sees the same machine); at --incremental-at instances the incremental row
 (benchmarks.bench_incremental: --incremental-share more instances, an incremental build vs
 --full-refresh, marts compared). The database is vacuumed, untimed, before each timed step; with
 --repeat N every build is run N times and the median run reported. Writes out/bench/candidates.json and
@@ -22,11 +24,13 @@ import json
 import math
 import os
 import pickle
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,23 +175,21 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
             # one dbt target folder for every build of this size, as a user's builds share theirs: the
             # first parses the project (~4 s), the others reuse its parse
             dbt_target = Path(tmp) / "dbt_target"
-            row["sql"] = repeated_sql_build(bench, dbt_vars, dbt_target, args)
+            references = ReferenceRuns(bench, dbt_vars, Path(tmp), n_instances)
+            with_reference = n_instances <= args.reference_max
+            row["sql"] = repeated_sql_build(
+                bench, dbt_vars, dbt_target, args, after_build=references.run if with_reference else None
+            )
             print(
                 f"[{n_instances:,}] dbt run {row['sql']['wall_s']:.0f}s "
                 f"({row['sql']['counts']['typed_relations']:,} typed relations, "
                 f"{row['sql']['counts']['inference_candidates']:,} InfCands)",
                 flush=True,
             )
-            if n_instances <= args.reference_max:
-                try:
-                    row["reference"] = reference_row(bench, dbt_vars, Path(tmp), row["sql"]["wall_s"])
-                    print(
-                        f"[{n_instances:,}] reference {row['reference']['wall_s']:.0f}s, "
-                        f"equal: {row['reference']['equal_to_sql']}",
-                        flush=True,
-                    )
-                except RuntimeError as exc:  # e.g. out of memory: keep the SQL numbers
-                    row["reference_error"] = repr(exc)
+            if references.runs:
+                row["reference"] = references.row()
+            if references.error:  # e.g. out of memory: keep the SQL numbers
+                row["reference_error"] = references.error
             if n_instances == args.incremental_at:  # last: it adds instances to the bench database
                 row["incremental"] = bench_incremental.bench_incremental(
                     bench, config, args.incremental_share, dbt_vars, dbt_target, args.repeat
@@ -198,21 +200,24 @@ def bench_size(target: Target, n_instances: int, args: Options, dbt_vars: dict) 
     return row
 
 
-def repeated_sql_build(target: Target, dbt_vars: dict, dbt_target: Path, args: Options) -> dict:
+def repeated_sql_build(
+    target: Target,
+    dbt_vars: dict,
+    dbt_target: Path,
+    args: Options,
+    after_build: Callable[[dict], None] | None = None,
+) -> dict:
     """The build of the marts, args.repeat times on the same graph: the first from scratch, the others with
     --full-refresh (one run's time varies by ±15 % on a shared machine). The run with the median time is
     reported, with every run's time and CPU; EXPLAIN (after the timed builds) follows the last run. All
-    runs use dbt's target folder `dbt_target`."""
-    runs = [
-        run_sql_build(
-            target,
-            dbt_vars,
-            dbt_target,
-            explain=args.explain and number == args.repeat,
-            full_refresh=number > 1,
-        )
-        for number in range(1, args.repeat + 1)
-    ]
+    runs use dbt's target folder `dbt_target`. `after_build(run)` follows each of the last
+    args.reference_repeat builds (the reference's runs, paired with them)."""
+    runs = []
+    for number in range(1, args.repeat + 1):
+        explain = args.explain and number == args.repeat
+        runs.append(run_sql_build(target, dbt_vars, dbt_target, explain=explain, full_refresh=number > 1))
+        if after_build is not None and number > args.repeat - args.reference_repeat:
+            after_build(runs[-1])
     reported = median_run(runs, "wall_s")
     if len(runs) == 1:
         return reported
@@ -226,17 +231,52 @@ def repeated_sql_build(target: Target, dbt_vars: dict, dbt_target: Path, args: O
     return {**reported, "models": models, "runs": runs_figures}
 
 
-def reference_row(target: Target, dbt_vars: dict, tmp: Path, sql_wall_s: float) -> dict:
-    """The Python reference's figures on the Target's graph and its comparison with the marts."""
-    vacuum_s = vacuum_database(target)  # as before every timed build
-    ref = run_reference(target, dbt_vars, tmp / "ref.pkl")
-    ref["vacuum_before_s"] = vacuum_s
-    result = ref.pop("_result")
-    problems = compare_with_marts(result, target)
-    ref["equal_to_sql"] = not problems
-    ref["differences"] = problems[:20]
-    ref["speedup_sql_vs_reference"] = round(ref["wall_s"] / sql_wall_s, 2)
-    return ref
+def paired_speedup(reference_walls: list[float], sql_walls: list[float]) -> float:
+    """The median of reference / SQL over runs made back to back: within a pair the machine is the same
+    one, between pairs its speed may differ by a third (docs/performance.md)."""
+    return statistics.median([ref / sql for ref, sql in zip(reference_walls, sql_walls, strict=True)])
+
+
+class ReferenceRuns:
+    """The Python reference run right after SQL builds, each compared with the marts that build made."""
+
+    def __init__(self, target: Target, dbt_vars: dict, tmp: Path, n_instances: int) -> None:
+        self.target, self.dbt_vars, self.tmp, self.n_instances = target, dbt_vars, tmp, n_instances
+        self.runs: list[dict] = []
+        self.error: str | None = None
+
+    def run(self, sql_run: dict) -> None:
+        if self.error:  # e.g. out of memory once: the next run would be no different
+            return
+        vacuum_s = vacuum_database(self.target)  # as before every timed build
+        try:
+            ref = run_reference(self.target, self.dbt_vars, self.tmp / "ref.pkl")
+        except RuntimeError as exc:
+            self.error = repr(exc)
+            return
+        result = ref.pop("_result")
+        problems = compare_with_marts(result, self.target)
+        ref.update(vacuum_before_s=vacuum_s, equal_to_sql=not problems, differences=problems[:20])
+        ref["sql_wall_s"] = sql_run["wall_s"]
+        self.runs.append(ref)
+        print(
+            f"[{self.n_instances:,}] reference {ref['wall_s']:.0f}s after a {sql_run['wall_s']:.0f}s build, "
+            f"equal: {ref['equal_to_sql']}",
+            flush=True,
+        )
+
+    def row(self) -> dict:
+        """The run with the median time, every run paired with its build, the speed-up of the pairs."""
+        reported = median_run(self.runs, "wall_s")
+        pairs = [{"reference_s": r["wall_s"], "sql_s": r["sql_wall_s"]} for r in self.runs]
+        speedup = paired_speedup([p["reference_s"] for p in pairs], [p["sql_s"] for p in pairs])
+        return {
+            **reported,
+            "equal_to_sql": all(r["equal_to_sql"] for r in self.runs),
+            "differences": [d for r in self.runs for d in r["differences"]][:20],
+            "pairs": pairs,
+            "speedup_sql_vs_reference": round(speedup, 2),
+        }
 
 
 def growth(rows: list[dict], getter) -> list[dict]:
@@ -290,11 +330,21 @@ def markdown(report: dict) -> str:
         )
     repeated = [r for r in report["sizes"] if "runs" in r["sql"]]
     if repeated:
-        lines += ["", "Repeated builds (the median run is shown above; the ratio uses it):", ""]
+        lines += ["", "Repeated builds (the median run is shown above):", ""]
         for r in repeated:
             runs = r["sql"]["runs"]
             times = ", ".join(f"{run['wall_s']:.1f} s (CPU {run['backend_cpu_s']:.0f} s)" for run in runs)
             lines.append(f"- {r['instances']:,}: {times}")
+    paired = [r for r in report["sizes"] if "reference" in r]
+    if paired:
+        lines += ["", "Reference runs, each right after a build (the speed-up is the median ratio):", ""]
+        for r in paired:
+            pairs = r["reference"]["pairs"]
+            ratios = ", ".join(
+                f"{p['reference_s']:.1f} / {p['sql_s']:.1f} s = {p['reference_s'] / p['sql_s']:.2f}×"
+                for p in pairs
+            )
+            lines.append(f"- {r['instances']:,}: {ratios}")
     lines += ["", "## Time per model (seconds)", ""]
     models = sorted(
         {m for r in report["sizes"] for m in r["sql"]["models_s"]},
@@ -342,6 +392,7 @@ class Options:
     incremental_at: int
     incremental_share: float
     repeat: int
+    reference_repeat: int
     explain: bool
     keep: bool
     out: Path
@@ -380,6 +431,14 @@ class Options:
 )
 @repeat_option("each size's build (then with --full-refresh) and the incremental pair")
 @click.option(
+    "--reference-repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run the Python reference right after each of the last N builds (at most --repeat); the "
+    "speed-up is the median of the pairs' ratios.",
+)
+@click.option(
     "--explain/--no-explain",
     default=True,
     show_default=True,
@@ -403,6 +462,11 @@ class Options:
 def cli(target: Target, dbt_vars: dict, **options) -> int:
     # the bench databases are made on the Target's server (DATABASE_URL's, else the embedded one)
     args = Options(**options)
+    if args.reference_repeat > args.repeat:
+        raise click.BadParameter(
+            f"{args.reference_repeat} reference runs need as many builds: --repeat is {args.repeat}",
+            param_hint="--reference-repeat",
+        )
     rows, failed = [], []
     for n in args.sizes:
         try:
