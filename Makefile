@@ -62,7 +62,7 @@ demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHER
 # two workers, one per core, each taking whole modules (module fixtures such as the Spark demo are built
 # once) in the order tests/conftest.py sorts them, the Spark cluster first (xdist's default reorder by
 # number of tests put its four tests last, alone on one worker for 17 minutes); TEST_WORKERS=0 runs the
-# tests in this process
+# tests in this process. A third worker made the suite slower (30 min 27 s vs 29 min 21 s): it is CPU-bound
 TEST_WORKERS ?= 2
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
