@@ -280,10 +280,9 @@ class ClusterDemo:
 
 def build_demo_on_cluster(root: Path, postgres: Target) -> ClusterDemo:
     """The demo's types and corpus loaded by spark-submit (the worker running the first extraction task
-    killed in the middle of the corpus load), dbt build (models, data and unit tests) through the Thrift
-    server (ANSI mode on, Spark 4's default), the export through a session whose master is only in
-    spark-defaults.conf; the same demo on `postgres` meanwhile. Everything started is stopped before it
-    returns."""
+    killed in the middle of the corpus load), dbt through the Thrift server (ANSI mode on, Spark 4's
+    default), the export through a session whose master is only in spark-defaults.conf; the same demo on
+    `postgres` meanwhile. Everything started is stopped before it returns."""
     conf_dir, events = root / "conf", root / "events"
     conf_dir.mkdir()
     events.mkdir()
@@ -336,8 +335,7 @@ def build_demo_on_cluster(root: Path, postgres: Target) -> ClusterDemo:
         assert load.wait(timeout=3600) == 0, (root / "logs" / "load-corpus.log").read_text()[-3000:]
         cluster.start_worker(victim)
 
-        # dbt build (the models, then dbt's data and unit tests on them) through the cluster's Thrift
-        # server (ANSI mode on, its default), as docs/spark.md's recipe; then the server stops: the
+        # dbt through the cluster's Thrift server (ANSI mode on, its default), then the server stops: the
         # embedded Derby metastore admits one process at a time
         port = free_port()
         options = [
@@ -356,7 +354,7 @@ def build_demo_on_cluster(root: Path, postgres: Target) -> ClusterDemo:
         thrift_env = {"SHERLIIC_SPARK_THRIFT_HOST": "127.0.0.1", "SHERLIIC_SPARK_THRIFT_PORT": str(port)}
         run_dbt(
             spark_target,
-            ["--quiet", "build", "--target", "spark_thrift"],
+            ["--quiet", "run", "--target", "spark_thrift"],
             {"corpora": ["demo"]},
             env=thrift_env,
         )

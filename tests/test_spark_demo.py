@@ -1,8 +1,8 @@
 """The main job on a Spark cluster equals the main job on Postgres (`make test-cluster`; needs the [spark]
 extra and Java 17, skipped with a message otherwise). The demo corpus, built once at its minimum size on a
-standalone cluster (tests/spark_cluster.py: spark-submit loads with a worker killed, dbt build through the
-Thrift server with its data and unit tests, the export from a session), gives the same release files,
-relation instances, typed relations and InfCands (scores to 1e-9); the ranking and the
+standalone cluster (tests/spark_cluster.py: spark-submit loads with a worker killed, dbt through the Thrift
+server, the export from a session), gives the same release files, relation instances, typed relations and
+InfCands (scores to 1e-9); dbt's data and unit tests pass on that catalog; the ranking and the
 warehouse-backed baselines score alike on both engines. The local-mode loader and dbt's session:
 tests/test_spark_load.py, tests/test_spark_engine.py."""
 
@@ -173,8 +173,8 @@ class Demos:
 
 @pytest.fixture(scope="module")
 def demos(make_target, tmp_path_factory) -> Demos:
-    """Built once for this module's tests, which run in the order written: the cluster's own checks and
-    the ranking use the catalog from child processes, the comparison last from this process (a
+    """Built once for this module's tests, which run in the order written: the cluster's own checks, dbt's
+    tests and the ranking use the catalog from child processes, the comparison last from this process (a
     process that opened a Spark session holds the catalog's one-process Derby metastore until it exits)."""
     postgres = make_target()
     cluster = build_demo_on_cluster(tmp_path_factory.mktemp("cluster"), postgres)
@@ -188,9 +188,8 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(demos: Demos):
     """make test-cluster: a master and two workers (separate processes, working directories of their
     own); the project packed by `make spark-package` for workers whose Python has nothing installed;
     the demo's types and corpus loaded by spark-submit (a worker killed in the middle of the corpus
-    load), dbt build through the Thrift server (ANSI mode on, Spark 4's default: the models, then dbt's
-    data and unit tests on them), the export through a session whose master is only in
-    spark-defaults.conf: the release files equal Postgres'."""
+    load), dbt through the Thrift server (ANSI mode on, Spark 4's default), the export through a
+    session whose master is only in spark-defaults.conf: the release files equal Postgres'."""
     cluster = demos.cluster
     # each application ran on the cluster with its settings: spark-defaults.conf's, the --conf over them
     applications = event_logs(cluster.root / "events")
@@ -210,6 +209,14 @@ def test_the_demo_on_a_standalone_cluster_equals_postgres(demos: Demos):
     assert spark_properties(export_events)["spark.master"] == cluster.master
     assert task_executors(export_events) and "driver" not in task_executors(export_events)
     assert_same_release_files(cluster.spark_files, cluster.postgres_files, cluster.on_postgres.n_candidates)
+
+
+@needs_cluster
+@pytest.mark.cluster
+def test_the_data_and_unit_tests_pass_on_spark(demos: Demos):
+    """dbt's data tests and unit tests on the Spark catalog (dbt-spark's session in local mode; the same
+    SQL as through the Thrift server)."""
+    run_dbt(demos.spark, ["--quiet", "test"], {"corpora": ["demo"]})
 
 
 def spark_summary(demos: Demos) -> DemoSummary:
