@@ -269,7 +269,7 @@ class ReferenceRuns:
         """The run with the median time, every run paired with its build, the speed-up of the pairs."""
         reported = median_run(self.runs, "wall_s")
         pairs = [{"reference_s": r["wall_s"], "sql_s": r["sql_wall_s"]} for r in self.runs]
-        speedup = paired_speedup([p["reference_s"] for p in pairs], [p["sql_s"] for p in pairs])
+        speedup = paired_speedup([r["wall_s"] for r in self.runs], [r["sql_wall_s"] for r in self.runs])
         return {
             **reported,
             "equal_to_sql": all(r["equal_to_sql"] for r in self.runs),
