@@ -268,8 +268,10 @@ class ReferenceRuns:
     def row(self) -> dict:
         """The run with the median time, every run paired with its build, the speed-up of the pairs."""
         reported = median_run(self.runs, "wall_s")
-        pairs = [{"reference_s": r["wall_s"], "sql_s": r["sql_wall_s"]} for r in self.runs]
-        speedup = paired_speedup([r["wall_s"] for r in self.runs], [r["sql_wall_s"] for r in self.runs])
+        reference_s = [r["wall_s"] for r in self.runs]
+        sql_s = [r["sql_wall_s"] for r in self.runs]
+        pairs = [{"reference_s": ref, "sql_s": sql} for ref, sql in zip(reference_s, sql_s, strict=True)]
+        speedup = paired_speedup(reference_s, sql_s)
         return {
             **reported,
             "equal_to_sql": all(r["equal_to_sql"] for r in self.runs),
