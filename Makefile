@@ -59,10 +59,10 @@ test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 wor
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo
 
-# two workers, one per core, each taking whole modules (module fixtures such as the Spark demo are built
-# once) in the order tests/conftest.py sorts them, the Spark cluster first (xdist's default reorder by
-# number of tests put its four tests last, alone on one worker for 17 minutes); TEST_WORKERS=0 runs the
-# tests in this process. A third worker made the suite slower (30 min 27 s vs 29 min 21 s): it is CPU-bound
+# two workers, one per core, each taking whole groups of tests in the order tests/conftest.py sorts
+# them: all modules that start Spark as one group (the cluster's first), then each other module as a group
+# (module fixtures are built once); TEST_WORKERS=0 runs the tests in this process. A third worker made
+# the suite slower (30 min 27 s vs 29 min 21 s): it is CPU-bound
 TEST_WORKERS ?= 2
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)

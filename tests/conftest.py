@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from psycopg import sql
+from xdist.scheduler import LoadScopeScheduling
 
 from baselines.lm import models
 from warehouse import server
@@ -40,22 +41,39 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`make test`'s workers take whole modules in this order (`--no-loadscope-reorder`): the module with
-    the Spark cluster first (the longest, ~17 minutes), then those with a slow test, then the rest in file
-    order, and the other modules that start Spark last: a second Spark JVM beside the cluster's made both
-    twice as slow on two cores."""
+    """`make test`'s workers take whole scopes (SparkTogether) in this order: the Spark modules, the
+    cluster's first (the longest); then the modules with a slow test; then the rest in file order, so
+    that the last scopes handed out are short ones."""
     weights: dict[str, int] = {}
     for item in items:
         module = item.module.__name__
         marks = {mark.name for mark in item.iter_markers()}
         if "cluster" in marks:
             weight = 0
-        elif module.rsplit(".", 1)[-1].startswith("test_spark_"):
-            weight = 3
+        elif is_spark_module(item.path.name):
+            weight = 1
         else:
-            weight = 1 if "slow" in marks else 2
+            weight = 2 if "slow" in marks else 3
         weights[module] = min(weights.get(module, weight), weight)
     items.sort(key=lambda item: weights[item.module.__name__])
+
+
+def is_spark_module(file_name: str) -> bool:
+    return file_name.startswith("test_spark_")
+
+
+class SparkTogether(LoadScopeScheduling):
+    """xdist's --dist loadscope (each module a unit of work, given whole to one worker), except that all
+    the modules that start Spark are one unit: they run one after another on one worker, since a second
+    Spark JVM beside the cluster's made both twice as slow on two cores."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = super()._split_scope(nodeid)
+        return "spark" if is_spark_module(Path(module).name) else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduling | None:
+    return SparkTogether(config, log) if config.getvalue("dist") == "loadscope" else None
 
 
 @pytest.fixture(scope="session")
