@@ -59,9 +59,9 @@ test-cluster: $(SPARK_STAMP) ## A local standalone Spark cluster (master + 2 wor
 demo: $(STAMP) ## Main job: demo corpus, extract, load, dbt build, summary (SHERLIIC_ENGINE=spark: on Spark)
 	$(BIN)/sherliic-demo
 
-# two workers, one per core, each taking whole groups of tests in the order tests/conftest.py sorts
-# them: all modules that start Spark as one group (the cluster's first), then each other module as a group
-# (module fixtures are built once); TEST_WORKERS=0 runs the tests in this process. A third worker made
+# two workers, one per core, each taking whole modules (module fixtures are built once) in the order
+# tests/conftest.py sorts them; all the modules that start Spark are one unit there (its scheduler
+# SparkTogether), the cluster's first. TEST_WORKERS=0 runs the tests in this process. A third worker made
 # the suite slower (30 min 27 s vs 29 min 21 s): it is CPU-bound
 TEST_WORKERS ?= 2
 
