@@ -77,9 +77,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log) -> LoadScopeScheduli
 
 
 @pytest.fixture(scope="session")
-def make_target() -> Iterator[Callable[[], Target]]:
+def make_target() -> Iterator[Callable[..., Target]]:
     """Factory: a Target on a new empty database with the raw schema applied (on the embedded server, or
-    DATABASE_URL's); all are dropped at session end."""
+    DATABASE_URL's), or with `template`, a copy of that Target's database (nobody may be connected to it
+    meanwhile); all are dropped at session end."""
     environment = Target.from_environment()
     if environment.database_url is not None:
         server_url = environment.database_url
@@ -87,16 +88,18 @@ def make_target() -> Iterator[Callable[[], Target]]:
         server_url = server.embedded_server_url(environment.pgdata)
     created: list[str] = []
 
-    def factory() -> Target:
+    def factory(template: Target | None = None) -> Target:
         name = f"sherliic_test_{uuid.uuid4().hex[:10]}"
-        server.create_database(server_url, name)
+        source = None if template is None else server.connection_parts(template.url())["dbname"]
+        server.create_database(server_url, name, template=source)
         created.append(name)
         # throwaway data: commits need not wait for the disk (a slow disk would slow every test)
         with server.connect(server.with_database(server_url, "postgres"), autocommit=True) as conn:
             setting = sql.SQL("alter database {} set synchronous_commit = off")
             conn.execute(setting.format(sql.Identifier(name)))
         target = Target.postgres(server.with_database(server_url, name))
-        server.apply_schema(target.url())
+        if template is None:
+            server.apply_schema(target.url())
         return target
 
     yield factory

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import math
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from psycopg.rows import dict_row
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
+from warehouse import server
 from warehouse.batch_store import open_batch_store
 from warehouse.builds import list_builds
 from warehouse.dbt import run_dbt
@@ -100,6 +102,23 @@ def add_batch(target: Target, config: GeneratorConfig) -> int:
     return generate(target, config, progress=False).batch_id
 
 
+@pytest.fixture(scope="module")
+def base_graph(make_target, tmp_path_factory) -> Target:
+    """The base graph generated and built in full once for the module (a build costs ~25 s)."""
+    target = make_target()
+    add_batch(target, BASE)
+    assert build(target, tmp_path_factory.mktemp("base")) == 0
+    return target
+
+
+@pytest.fixture()
+def target(make_target, base_graph: Target) -> Iterator[Target]:
+    """A copy of the built base graph's database, this test's own (dropped when the test ends)."""
+    target = make_target(template=base_graph)
+    yield target
+    server.drop_database(target.url(), server.connection_parts(target.url())["dbname"])
+
+
 def assert_incremental_equals_full_refresh(target: Target, tmp_path: Path, capfd) -> None:
     """Build incrementally, then from scratch: same marts, row for row."""
     assert build(target, tmp_path) == 0
@@ -112,105 +131,96 @@ def assert_incremental_equals_full_refresh(target: Target, tmp_path: Path, capfd
     assert problems == [], "\n".join(problems[:10])
 
 
-def test_incremental_builds_equal_full_refresh(fresh_target: Target, tmp_path: Path, capfd) -> None:
-    add_batch(fresh_target, BASE)
-    assert build(fresh_target, tmp_path) == 0
-    assert "full build: no previous build in schema warehouse" in capfd.readouterr().out
-    first = marts(fresh_target)
+def test_incremental_builds_equal_full_refresh(target: Target, tmp_path: Path, capfd) -> None:
+    (first_build,) = list_builds(target)
+    assert first_build.build_plan == "full build: no previous build in schema warehouse"
+    first = marts(target)
     assert len(first["inference_candidates"]) > 50
     assert {row["alignment"] for row in first["inference_candidates"]} == {"straight", "crossed"}
-    n_ranked = count(fresh_target, "int_retyped_relations")  # a full build: every ranked relation
+    n_ranked = count(target, "int_retyped_relations")  # a full build: every ranked relation
     added = []
     for config in ADDED:  # one, two and three added batches
-        added.append(add_batch(fresh_target, config))
-        assert build(fresh_target, tmp_path) == 0
+        added.append(add_batch(target, config))
+        assert build(target, tmp_path) == 0
         out = capfd.readouterr().out
         assert "incremental build: 1 new batch(es) since the last build" in out
         # both paths are exercised: some relations' slot types changed (recomputed from scratch), most
         # relations were updated from their new pairs
-        assert 0 < count(fresh_target, "int_retyped_relations") < n_ranked
-        incremental = marts(fresh_target)
+        assert 0 < count(target, "int_retyped_relations") < n_ranked
+        incremental = marts(target)
         assert incremental != first
-        assert build(fresh_target, tmp_path, "--full-refresh") == 0
+        assert build(target, tmp_path, "--full-refresh") == 0
         assert "full build: --full-refresh" in capfd.readouterr().out
-        problems = differences(marts(fresh_target), incremental)
+        problems = differences(marts(target), incremental)
         assert problems == [], "\n".join(problems[:10])
         # continue from the full refresh's state; the next round adds one batch again
     # a removed batch: the next build starts from scratch, saying why in one line
-    with open_batch_store(fresh_target) as store:
+    with open_batch_store(target) as store:
         store.remove(batch_ids=[added[1]])
-    assert build(fresh_target, tmp_path) == 0
+    assert build(target, tmp_path) == 0
     assert f"full build: batch {added[1]} was removed since the last build" in capfd.readouterr().out
-    after_removal = marts(fresh_target)
-    assert build(fresh_target, tmp_path, "--full-refresh") == 0
-    assert differences(marts(fresh_target), after_removal) == []
+    after_removal = marts(target)
+    assert build(target, tmp_path, "--full-refresh") == 0
+    assert differences(marts(target), after_removal) == []
 
 
-def test_changed_state_makes_the_build_full(fresh_target: Target, tmp_path: Path, capfd) -> None:
-    add_batch(fresh_target, BASE)
-    assert build(fresh_target, tmp_path) == 0
-    capfd.readouterr()
-    add_batch(fresh_target, ADDED[0])
+def test_changed_state_makes_the_build_full(target: Target, tmp_path: Path, capfd) -> None:
+    add_batch(target, ADDED[0])
     # vars the stored counts depend on
-    assert build(fresh_target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
+    assert build(target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
     assert (
         "full build: vars that the stored counts depend on changed since the last build"
         in capfd.readouterr().out
     )
     # a partial build (some incremental models only) is never continued
-    assert build(fresh_target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
+    assert build(target, tmp_path, dbt_vars={"top_k_types": 4}) == 0
     capfd.readouterr()
     # (a model without views over it: publishing drops the live tables the build replaces)
     partial = ["run", "--select", "int_entity_types", "--target-path", str(tmp_path / "partial")]
-    assert run_dbt(fresh_target, partial, VARS, check=False) == 0
+    assert run_dbt(target, partial, VARS, check=False) == 0
     assert "full build: a partial build rebuilds its models in full" in capfd.readouterr().out
-    assert build(fresh_target, tmp_path) == 0
+    assert build(target, tmp_path) == 0
     assert "full build: the last build was partial" in capfd.readouterr().out
     # a batch typing entities already in the graph otherwise (another seed draws other types)
-    add_batch(fresh_target, GeneratorConfig(n_instances=500, seed=4, **SHAPE))
-    assert build(fresh_target, tmp_path) == 0
+    add_batch(target, GeneratorConfig(n_instances=500, seed=4, **SHAPE))
+    assert build(target, tmp_path) == 0
     assert "full build: a new batch adds types to entities already in the graph" in capfd.readouterr().out
-    assert not plan(fresh_target)["is_incremental"]
+    assert not plan(target)["is_incremental"]
 
 
-def test_a_failed_incremental_build_publishes_nothing(fresh_target: Target, tmp_path: Path, capfd) -> None:
-    add_batch(fresh_target, BASE)
-    assert build(fresh_target, tmp_path) == 0
-    before = marts(fresh_target)
-    add_batch(fresh_target, ADDED[0])
+def test_a_failed_incremental_build_publishes_nothing(target: Target, tmp_path: Path, capfd) -> None:
+    before = marts(target)
+    add_batch(target, ADDED[0])
     project = tmp_path / "dbt_project"
     shutil.copytree(DBT_PROJECT_DIR, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
     (project / "models/marts/teg/zz_fails_after_inference_candidates.sql").write_text(
         "{{ config(tags=['teg']) }}\nselect 1 / 0 as boom from {{ ref('inference_candidates') }}\n"
     )
     capfd.readouterr()
-    assert build(fresh_target, tmp_path, project=project) != 0
+    assert build(target, tmp_path, project=project) != 0
     assert "incremental build: 1 new batch(es)" in capfd.readouterr().out
-    assert marts(fresh_target) == before  # the previous build, untouched
-    with fresh_target.connect() as conn:
+    assert marts(target) == before  # the previous build, untouched
+    with target.connect() as conn:
         staged = conn.execute(
             "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace "
             "where n.nspname = 'warehouse__next'"
         ).fetchone()[0]
     assert staged == 0
     # the next build continues from the untouched state
-    assert_incremental_equals_full_refresh(fresh_target, tmp_path, capfd)
+    assert_incremental_equals_full_refresh(target, tmp_path, capfd)
 
 
-def test_a_named_build_keeps_its_own_state(fresh_target: Target, tmp_path: Path, capfd) -> None:
+def test_a_named_build_keeps_its_own_state(target: Target, tmp_path: Path, capfd) -> None:
     """Each build (schema) continues from its own previous tables, and its record says how it was built."""
-    trial = fresh_target.with_build("trial")
-    add_batch(fresh_target, BASE)
-    assert build(fresh_target, tmp_path) == 0
-    capfd.readouterr()
-    add_batch(fresh_target, ADDED[0])
+    trial = target.with_build("trial")
+    add_batch(target, ADDED[0])
     # the default build's state is not the named build's: its first build is full
     assert build(trial, tmp_path / "trial") == 0
     assert "full build: no previous build in schema build_trial" in capfd.readouterr().out
     # and the named build did not move the default build's state on
-    assert build(fresh_target, tmp_path) == 0
+    assert build(target, tmp_path) == 0
     assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
-    add_batch(fresh_target, ADDED[1])
+    add_batch(target, ADDED[1])
     assert build(trial, tmp_path / "trial") == 0
     assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
     assert plan(trial)["n_new_batches"] == 1
@@ -220,8 +230,8 @@ def test_a_named_build_keeps_its_own_state(fresh_target: Target, tmp_path: Path,
     assert problems == [], "\n".join(problems[:10])
     # a partial build records that it was built in full, at its start (it builds no int_build_plan)
     partial = ["run", "--select", "int_entity_types", "--target-path", str(tmp_path / "partial")]
-    assert run_dbt(fresh_target, partial, VARS, check=False) == 0
-    recorded = [(r.build_name, r.incremental, r.build_plan) for r in list_builds(fresh_target)]
+    assert run_dbt(target, partial, VARS, check=False) == 0
+    recorded = [(r.build_name, r.incremental, r.build_plan) for r in list_builds(target)]
     assert recorded == [
         ("default", False, "full build: no previous build in schema warehouse"),
         ("trial", False, "full build: no previous build in schema build_trial"),
