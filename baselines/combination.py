@@ -27,14 +27,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import Pipeline, make_pipeline
-from sklearn.preprocessing import StandardScaler
 
 from baselines.catalog import load_all, registered_names
 from baselines.context import command_context
@@ -47,6 +44,9 @@ from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 if __name__ == "__main__":
     # `python -m baselines.combination`: run the CLI of the properly imported module, so that its
@@ -133,6 +133,11 @@ class Features:
 
 
 def make_model() -> Pipeline:
+    # imported here: scikit-learn takes ~1 s to import, which every command importing this module paid
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=5000))
 
 
@@ -169,6 +174,8 @@ def cross_fitted(scores: pd.DataFrame, labels: np.ndarray, n_splits: int = 5, se
     labels = np.asarray(labels, dtype=bool)
     out = np.zeros(len(labels), dtype=float)
     n_splits = min(n_splits, int(labels.sum()), int((~labels).sum()))
+    from sklearn.model_selection import StratifiedKFold
+
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     for fit_idx, score_idx in folds.split(np.zeros(len(labels)), labels):
         combo = fit(scores.iloc[fit_idx], labels[fit_idx])

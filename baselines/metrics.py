@@ -30,7 +30,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import precision_recall_curve, roc_auc_score
 
 
 @dataclass(frozen=True)
@@ -70,6 +69,8 @@ def pr_curve(labels, scores) -> PRCurve:
         empty = np.array([], dtype=float)
         return PRCurve(empty, empty, empty, 0)
     n_pos = int(y.sum())
+    from sklearn.metrics import precision_recall_curve  # on first use: scikit-learn takes ~1 s to import
+
     with warnings.catch_warnings():  # no positives: sklearn warns and sets recall 1; ours is 0 (below)
         warnings.simplefilter("ignore", UserWarning)
         precision, recall, thresholds = precision_recall_curve(y, s, pos_label=True)
@@ -152,6 +153,8 @@ def roc_auc(labels, scores) -> float:
     y, s = _arrays(labels, scores)
     if y.all() or not y.any():
         return float("nan")
+    from sklearn.metrics import roc_auc_score  # on first use: scikit-learn takes ~1 s to import
+
     return float(roc_auc_score(y, s))
 
 

@@ -26,14 +26,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction import DictVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
-from sklearn.pipeline import Pipeline, make_pipeline
 
 from baselines.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, read_sherliic_tsv
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
@@ -41,6 +38,9 @@ from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
 from warehouse.command_line import CONTEXT, run, version_option
 from warehouse.settings import out_folder, shared_data_dir
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 if __name__ == "__main__":
     # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
@@ -85,6 +85,11 @@ def hypothesis_features(item: pd.Series) -> dict[str, float]:
 
 
 def make_model() -> Pipeline:
+    # imported here: scikit-learn takes ~1 s to import, which every command importing this module paid
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
     return make_pipeline(DictVectorizer(), LogisticRegression(C=1.0, max_iter=2000))
 
 
@@ -109,6 +114,8 @@ def out_of_fold(train: pd.DataFrame, n_splits: int = 5, seed: int = 0) -> np.nda
     """Cross-fitted probabilities for the training items themselves."""
     labels = train["label"].astype(bool).to_numpy()
     scores = np.zeros(len(train), dtype=float)
+    from sklearn.model_selection import StratifiedKFold
+
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     for fit_idx, score_idx in folds.split(np.zeros(len(labels)), labels):
         model = fit(train.iloc[fit_idx])

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import lemminflect
-
 from deppath.paths import canonical_path
 
 SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass"})
@@ -75,6 +73,15 @@ def placeholder(type_name: str | None, letter: str) -> str:
     return f"{name}[{letter}]"
 
 
+@lru_cache(maxsize=1)
+def _lemminflect():
+    """lemminflect, imported on first use: it imports spaCy (and with it torch, where the [lm] extra is
+    installed), ~2 s that a command's --help and the modules that only import this one need not wait."""
+    import lemminflect
+
+    return lemminflect
+
+
 @lru_cache(maxsize=65536)
 def verb_lemma(word: str, verb_context: bool = False) -> str | None:
     """The verb lemma of `word` if lemminflect knows it as a verb (re-lemmatises forms like `saw`).
@@ -84,13 +91,13 @@ def verb_lemma(word: str, verb_context: bool = False) -> str | None:
     """
     if not word.isalpha() or not word.islower():
         return None  # "CEO", "President", "%": never verbs
-    if verb_context and not lemminflect.getAllLemmas(word):
+    if verb_context and not _lemminflect().getAllLemmas(word):
         return word
-    if lemminflect.getAllInflections(word, upos="VERB"):
-        lemmas = lemminflect.getAllLemmas(word, upos="VERB").get("VERB", ())
+    if _lemminflect().getAllInflections(word, upos="VERB"):
+        lemmas = _lemminflect().getAllLemmas(word, upos="VERB").get("VERB", ())
         # "saw" -> ("see", "saw"): prefer a lemma whose own past form is `word`.
         for lemma in lemmas:
-            if word in lemminflect.getAllInflections(lemma, upos="VERB").get("VBD", ()):
+            if word in _lemminflect().getAllInflections(lemma, upos="VERB").get("VBD", ()):
                 return lemma
         return word
     return None
@@ -102,7 +109,7 @@ def inflect(lemma: str, tag: str) -> str:
     lemminflect lists the American form first and the British one second; the SherLIiC templates
     double a final -l ("pummelling") but not other consonants ("targeting", "benefiting").
     """
-    forms = lemminflect.getInflection(lemma, tag=tag) or lemminflect.getInflection(
+    forms = _lemminflect().getInflection(lemma, tag=tag) or _lemminflect().getInflection(
         lemma, tag=tag, inflect_oov=True
     )
     if not forms:
@@ -127,7 +134,7 @@ def _mostly_noun(word: str) -> bool:
     "language" (no "languaging"), "center" ("centering" 87x rarer), "third" are copular
     nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs.
     """
-    if not set(lemminflect.getAllLemmas(word)) & NON_VERB_POS:
+    if not set(_lemminflect().getAllLemmas(word)) & NON_VERB_POS:
         return False  # only a verb ("have"): a rare progressive does not make it a noun
     ranks = _frequency_ranks()
     unseen = len(ranks)
