@@ -49,10 +49,13 @@ class Marts:
 
     def temp_table_as(self, name: str, sql: str, index: Sequence[str] = ()) -> None:
         """A session table `name` holding the rows of `sql`: a Postgres temp table (with an index on the
-        `index` columns, analyzed), a cached Spark temp view (computed once, read by later queries)."""
+        `index` columns, analyzed), a Spark temp view of the rows computed once (a local checkpoint)."""
         self.drop_temp_tables(name)
         if self.engine == "spark":
-            self.execute(f"cache table {name} as {sql}")
+            # Not `cache table`: a query joining a cached view with a cached view defined over it recomputed
+            # the second from the marts (docs/spark.md). A checkpoint has no plan to recompute: it is held
+            # by the executors like a cache, and a lost executor fails the query instead of recomputing.
+            self._connection.sql(sql).localCheckpoint(eager=True).createOrReplaceTempView(name)
             return
         self.execute(f"create temp table {name} as {sql}")
         if index:
@@ -82,7 +85,7 @@ class Marts:
     def drop_temp_tables(self, *names: str) -> None:
         for name in names:
             if self.engine == "spark":
-                self._connection.catalog.dropTempView(name)  # also frees a cached view's memory
+                self._connection.catalog.dropTempView(name)  # its rows go with the frame (Spark's cleaner)
             else:
                 self.execute(f"drop table if exists {name}")
 
