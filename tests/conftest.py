@@ -114,11 +114,24 @@ def db_target(make_target) -> Target:
 
 
 @pytest.fixture()
-def fresh_target(make_target) -> Iterator[Target]:
-    """A database of this test's own, dropped when the test ends (the server keeps few databases)."""
-    target = make_target()
-    yield target
-    server.drop_database(target.url(), server.connection_parts(target.url())["dbname"])
+def fresh_target_of(make_target) -> Iterator[Callable[..., Target]]:
+    """Factory like make_target, whose databases are this test's own, dropped when the test ends (the
+    server keeps few databases)."""
+    made: list[Target] = []
+
+    def factory(template: Target | None = None) -> Target:
+        made.append(make_target(template=template))
+        return made[-1]
+
+    yield factory
+    for target in made:
+        server.drop_database(target.url(), server.connection_parts(target.url())["dbname"])
+
+
+@pytest.fixture()
+def fresh_target(fresh_target_of) -> Target:
+    """A database of this test's own, dropped when the test ends."""
+    return fresh_target_of()
 
 
 @pytest.fixture(scope="session")

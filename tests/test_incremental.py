@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import math
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from psycopg.rows import dict_row
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
-from warehouse import server
 from warehouse.batch_store import open_batch_store
 from warehouse.builds import list_builds
 from warehouse.dbt import run_dbt
@@ -112,11 +110,9 @@ def base_graph(make_target, tmp_path_factory) -> Target:
 
 
 @pytest.fixture()
-def target(make_target, base_graph: Target) -> Iterator[Target]:
+def target(fresh_target_of, base_graph: Target) -> Target:
     """A copy of the built base graph's database, this test's own (dropped when the test ends)."""
-    target = make_target(template=base_graph)
-    yield target
-    server.drop_database(target.url(), server.connection_parts(target.url())["dbname"])
+    return fresh_target_of(template=base_graph)
 
 
 def assert_incremental_equals_full_refresh(target: Target, tmp_path: Path, capfd) -> None:
