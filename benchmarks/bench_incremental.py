@@ -32,6 +32,7 @@ import tempfile
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -41,6 +42,9 @@ from warehouse.command_line import CONTEXT, json_object, run, target_options, ve
 from warehouse.scratch import database_snapshot, scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import Target
+
+if TYPE_CHECKING:
+    import psycopg
 
 CHECK_SCHEMA = "incremental_check"
 PREVIOUS_SCHEMA = "incremental_previous"
@@ -145,7 +149,7 @@ def state_tables(target_dir: Path) -> list[str]:
     )
 
 
-def table_writes(conn, schema: str, tables: list[str]) -> dict[str, tuple[int, int]]:
+def table_writes(conn: psycopg.Connection, schema: str, tables: list[str]) -> dict[str, tuple[int, int]]:
     """(rows inserted, rows deleted) so far of each table, from Postgres' statistics."""
     conn.execute("select pg_stat_clear_snapshot()")
     rows = conn.execute(
@@ -169,8 +173,8 @@ def keep_previous_tables(target: Target, tables: list[str]) -> dict[str, tuple[i
 
 def rewrites(target: Target, tables: list[str], writes_before: dict[str, tuple[int, int]]) -> dict[str, dict]:
     """Per state table: its rows after the build, the rows the build inserted and deleted, and the rows
-    that had to change (`except all` both ways against the copies). For an
-    incremental build only: a full build replaces the tables and their counters."""
+    that had to change (`except all` both ways against the copies). Only after an incremental build: a
+    full build replaces the tables, and with them their counters."""
     schema = target.marts_schema
     out: dict[str, dict] = {}
     with target.connect(autocommit=True) as conn:
