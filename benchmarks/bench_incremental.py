@@ -29,6 +29,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -151,6 +152,15 @@ def state_tables(target_dir: Path) -> list[str]:
 
 def table_writes(conn: psycopg.Connection, schema: str, tables: list[str]) -> dict[str, tuple[int, int]]:
     """(rows inserted, rows deleted) so far of each table, from Postgres' statistics."""
+    # a backend sends its counters when it exits, after its client has gone: wait for dbt's (at most 10 s)
+    for _ in range(100):
+        (others,) = conn.execute(
+            "select count(*) from pg_stat_activity where datname = current_database()"
+            " and pid <> pg_backend_pid() and backend_type = 'client backend'"
+        ).fetchone()
+        if not others:
+            break
+        time.sleep(0.1)
     conn.execute("select pg_stat_clear_snapshot()")
     rows = conn.execute(
         "select relname, n_tup_ins, n_tup_del from pg_stat_user_tables"
