@@ -1,10 +1,10 @@
 {{ config(post_hook="{{ analyze_table() }}") }}
 {%- set plan = build_plan() %}
 -- depends_on: {{ ref('int_build_plan') }}
--- The relations whose ranked slot types (int_slot_types_ranked: type, rank, ⊤ padding) this build
--- changed or introduced: their type masks, typings and overlaps are recomputed from scratch, while
--- every other relation's are updated from its new pairs (macros/incremental.sql). In a full build every
--- ranked relation.
+-- The relations whose kept slot types (int_slot_types_ranked: type, its place by name, ⊤ padding) this
+-- build changed or introduced: their type masks, typings and overlaps are recomputed from scratch, while
+-- every other relation's are updated from its new pairs (macros/incremental.sql); a change of count order
+-- alone (count_rank) changes no mask. In a full build every ranked relation.
 with
 
 {% if plan.incremental %}

@@ -9,6 +9,10 @@
 -- Paper §2.2: per relation R and slot i, rank types t by |{p ∈ R : t ∈ τ(π_i(p))}| (ties by type name),
 -- keep the top k (var top_k_types); when fewer than k types occur, add the top type ⊤
 -- (var top_type, default 'thing') after them, counted with all |R| pairs.
+-- Two orders of the kept types: count_rank, the paper's rank (it orders tsg_index), and type_rank, their
+-- place by name with ⊤ last, which keys everything downstream (mask bits, typings, typed_rel_id). Keyed by
+-- name, a relation whose kept types only change their count order keeps its masks and typed relations, so
+-- an incremental build updates it from its new pairs instead of recomputing it (int_retyped_relations).
 -- Relations with |R| < r_min are dropped here: none of their typed relations R_{s,u} ⊆ R can reach r_min.
 -- Incremental: the relations whose counts changed are ranked again (all their rows are replaced).
 with
@@ -79,7 +83,7 @@ ranked as (
         row_number() over (
             partition by rel_id, slot
             order by n_entity_pairs desc, type_name asc
-        ) as type_rank
+        ) as count_rank
 
     from sized_type_counts
 
@@ -92,11 +96,15 @@ top_k as (
         slot,
         type_name,
         n_entity_pairs,
-        type_rank,
+        count_rank,
+        row_number() over (
+            partition by rel_id, slot
+            order by type_name asc
+        ) as type_rank,
         false as is_top_type
 
     from ranked
-    where type_rank <= {{ var('top_k_types') }}
+    where count_rank <= {{ var('top_k_types') }}
 
 ),
 
@@ -137,6 +145,7 @@ top_type_padding as (
         slots.slot,
         {{ top_type() }} as type_name,
         slots.n_entity_pairs,
+        coalesce(kept_per_slot.n_types, 0) + 1 as count_rank,
         coalesce(kept_per_slot.n_types, 0) + 1 as type_rank,
         true as is_top_type
 
@@ -161,6 +170,7 @@ select
     slot,
     type_name,
     cast(n_entity_pairs as bigint) as n_entity_pairs,
+    cast(count_rank as integer) as count_rank,
     cast(type_rank as integer) as type_rank,
     is_top_type
 

@@ -10,10 +10,39 @@
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: typed relations R_{s,u} for s, u among the ranked slot types (⊤ matches everything),
 -- kept when |R_{s,u}| ≥ r_min (sizes from int_typing_sizes). typed_rel_id is global, a function of
--- (rel_id, rank of s, rank of u) (macro typed_relation_id); tsg_index is SherLIiC's per-relation type
--- id (0-based, by slot-1 rank then slot-2 rank).
--- Incremental: the relations whose typing sizes changed (all their rows are replaced).
+-- (rel_id, type_rank of s, type_rank of u) (macro typed_relation_id; type_rank is the type's place by
+-- name); tsg_index is SherLIiC's per-relation type id (0-based, by slot-1 count rank then slot-2 count
+-- rank, the paper's order).
+-- Incremental: the relations whose typing sizes or count ranks changed (all their rows are replaced).
 with
+
+{% if plan.incremental %}
+changed_ranks as (
+
+    select * from {{ delta_relation(ref('int_slot_types_ranked')) }}
+
+),
+
+previous_ranks as (
+
+    select * from {{ previous_table('int_slot_types_ranked') }}
+
+),
+
+-- relations whose kept types changed their count order (their tsg_index follows it)
+reordered_relations as (
+
+    select distinct changed_ranks.rel_id
+
+    from changed_ranks
+    inner join previous_ranks
+        on changed_ranks.rel_id = previous_ranks.rel_id
+        and changed_ranks.slot = previous_ranks.slot
+        and changed_ranks.type_rank = previous_ranks.type_rank
+    where changed_ranks.count_rank <> previous_ranks.count_rank
+
+),
+{% endif %}
 
 typing_sizes as (
 
@@ -22,7 +51,22 @@ typing_sizes as (
     where rel_id in (
             select changed_sizes.rel_id from {{ delta_relation(ref('int_typing_sizes')) }} as changed_sizes
         )
+        or rel_id in (select reordered_relations.rel_id from reordered_relations)
     {%- endif %}
+
+),
+
+slot1_ranks as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+    where slot = 1
+
+),
+
+slot2_ranks as (
+
+    select * from {{ ref('int_slot_types_ranked') }}
+    where slot = 2
 
 ),
 
@@ -30,6 +74,23 @@ kept as (
 
     select * from typing_sizes
     where n_entity_pairs >= {{ var('r_min') }}
+
+),
+
+ranked as (
+
+    select
+        kept.*,
+        slot1_ranks.count_rank as count_rank_a,
+        slot2_ranks.count_rank as count_rank_b
+
+    from kept
+    inner join slot1_ranks
+        on kept.rel_id = slot1_ranks.rel_id
+        and kept.type_rank_a = slot1_ranks.type_rank
+    inner join slot2_ranks
+        on kept.rel_id = slot2_ranks.rel_id
+        and kept.type_rank_b = slot2_ranks.type_rank
 
 ),
 
@@ -44,14 +105,14 @@ keyed as (
         type_rank_b,
         cast(row_number() over (
             partition by rel_id
-            order by type_rank_a, type_rank_b
+            order by count_rank_a, count_rank_b
         ) - 1 as integer) as tsg_index,
         n_entity_pairs,
         n_instances,
         n_arg1_entities,
         n_arg2_entities
 
-    from kept
+    from ranked
 
 )
 
