@@ -1,6 +1,7 @@
 {#
   typed_rel_id of the typing (rank_a, rank_b) of relation rel_id: (rel_id − 1)·k² + (rank_a − 1)·k + rank_b
-  (k = top_k_types; slot type ranks are 1..k). A function of the relation and the two ranks, not a row
+  (k = top_k_types; type_rank, a kept slot type's place by name, is 1..k). A function of the relation
+  and the two ranks, not a row
   number over every typed relation: a build that adds batches changes the ids of the relations whose
   typings changed only, and gives every typed relation the id a build from scratch gives it. Ids stay
   in (rel_id, rank_a, rank_b) order. Integer: at most 2^31 / k² relations (8.5e7 at k = 5); the cast

@@ -1,6 +1,7 @@
 {% macro typing_count_classes(pair_typings, slot_entity_classes) %}
     {#- The parts that sum to the sizes of typed relations |T|, its instances, |π1(T)| and |π2(T)|
-        (paper §2.2), per relation and pair of type masks (bit r-1 = the slot's type of rank r): a
+        (paper §2.2), per relation and pair of type masks (bit r-1 = the slot's type of type_rank r, its
+        place by name): a
         typing (s, u) holds the pairs of the classes whose arg1_mask has bit s-1 and arg2_mask bit u-1,
         the first arguments of the classes with s in their own and u in their partners' mask, the second
         arguments of those with u in their own and s in their partners' mask.

@@ -9,7 +9,7 @@
 -- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2 as bit masks: pair (x, y) of R is in R's typing (s, u) iff s ∈ τ(x) and u ∈ τ(y), ⊤
--- matching every entity. arg1_mask has bit r-1 set for every slot-1 type of rank r
+-- matching every entity. arg1_mask has bit r-1 set for every slot-1 type of type_rank r
 -- (int_slot_types_ranked) that x has, arg2_mask likewise for y and slot 2; the pair's typings are
 -- the product of the two masks. One row per pair instead of one per (pair, typing): typed relation
 -- sizes, members and typed overlaps are all computed from these masks. Relations below r_min (no

@@ -9,8 +9,9 @@
 -- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- For each relation, slot and entity filling that slot: the ranked slot types (int_slot_types_ranked)
--- the entity has, as a bit mask (bit r-1 = the type of rank r; ⊤ is set for every entity). Types are
--- looked up once per (relation, slot, entity), not per pair: hub entities fill a slot of a relation
+-- the entity has, as a bit mask (bit r-1 = the type of type_rank r, its place by name; ⊤ is set for
+-- every entity). Types are looked up once per (relation, slot, entity), not per pair: hub entities fill
+-- a slot of a relation
 -- with many partners. A table of its own so that the planner knows its size when
 -- int_relation_pair_typings joins it twice (as a CTE it was estimated at a few thousand rows and
 -- joined slot 1 × slot 2 per relation first). Entities matching none of the slot's types are left out.
