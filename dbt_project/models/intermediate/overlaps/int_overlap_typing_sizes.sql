@@ -48,52 +48,73 @@ newly_eligible_relations as (
 
 ),
 
+changed_classes as (
+
+    select * from {{ delta_relation(ref('int_overlap_classes')) }}
+
+),
+
 all_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
 
 ),
 
-affected_relation_pairs as (
+-- the classes of the relation pairs to count again, read once (a few per cent of the classes; read
+-- three times below, so Postgres materialises them): a relation pair whose classes changed has all
+-- of them in the delta (unique_key), the pairs of a newly eligible relation are read from the view
+affected_classes as (
 
-    select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
+    select * from changed_classes
 
-    union
+    union all
 
-    select relation_pair_id from all_classes
-    where {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+    select * from all_classes
+    where (
+        {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
         or {{ relation_pair_hypothesis('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+    )
+        and relation_pair_id not in (select changed_classes.relation_pair_id from changed_classes)
 
 ),
-{% endif %}
 
+relation_pair_classes as (
+
+    select * from affected_classes
+
+),
+
+premise_side_classes as (
+
+    select * from affected_classes
+
+),
+
+hypothesis_side_classes as (
+
+    select * from affected_classes
+
+),
+{% else %}
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 relation_pair_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
-    {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
-    {%- endif %}
 
 ),
 
 premise_side_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
-    {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
-    {%- endif %}
 
 ),
 
 hypothesis_side_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
-    {%- if plan.incremental %}
-    where relation_pair_id in (select relation_pair_id from affected_relation_pairs)
-    {%- endif %}
 
 ),
+{% endif %}
 
 typed_relations as (
 

@@ -36,7 +36,7 @@
 -- A separate table (not a CTE) so the planner has statistics for the typed stage.
 --
 -- Incremental: the pairs new to the graph and every pair of a relation whose slot types changed are
--- matched with every pair of the graph (on the unordered pair); a relation pair that had survived the
+-- matched with every shared pair of the graph (on the unordered pair); a relation pair that had survived the
 -- bounds gets its new shared pairs added, one with a relation whose slot types changed gets all of
 -- them again (they are all among the matches), and one that had not survived is counted from scratch
 -- from its two relations' pairs.
@@ -50,9 +50,28 @@ driving_pairs as (
 
 ),
 
+shared_keys as (
+
+    select * from {{ ref('int_shared_entity_pairs') }}
+
+),
+
+-- the pairs of the graph that another relation has too (in either orientation): the only ones in any
+-- overlap, about a sixth of the pairs; one scan of the staging view for the matches and both sides of
+-- the scratch counts below (read three times, so Postgres materialises it)
+shared_pairs as (
+
+    select relation_pairs.*
+    from {{ ref('int_relation_pair_typings') }} as relation_pairs
+    inner join shared_keys
+        on least(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.low_entity_id
+        and greatest(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.high_entity_id
+
+),
+
 graph_pairs as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
+    select * from shared_pairs
 
 ),
 
@@ -221,17 +240,16 @@ scratch_sides as (
 
 ),
 
--- smaller_side_pairs is read once; larger_side_pairs once per alignment, so Postgres materialises it once
--- (one scan of the staging view for both)
+-- a pair of the overlap of two different relations is a shared pair of both
 smaller_side_pairs as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
+    select * from shared_pairs
 
 ),
 
 larger_side_pairs as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
+    select * from shared_pairs
 
 ),
 

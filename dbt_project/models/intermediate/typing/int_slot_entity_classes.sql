@@ -21,18 +21,20 @@ with
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 slot1_pairs as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
+    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
+    {%- else %}
+    select * from {{ ref('int_relation_pair_typings') }}
     {%- endif %}
 
 ),
 
 slot2_pairs as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
+    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
+    {%- else %}
+    select * from {{ ref('int_relation_pair_typings') }}
     {%- endif %}
 
 ),

@@ -52,26 +52,42 @@ scanned_relations as (
 ),
 {% endif %}
 
--- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
-slot1_entities as (
+{% if plan.incremental %}
+-- the slot entities of the relations scanned (a few per cent): read once and materialised, and only
+-- their entities' type sets are formed
+scanned_slot_entities as (
 
     select * from {{ ref('int_slot_entity_classes') }}
-    {%- if plan.incremental %}
     where rel_id in (select scanned_relations.rel_id from scanned_relations)
-    {%- endif %}
+
+),
+
+slot1_entities as (
+
+    select * from scanned_slot_entities
 
 ),
 
 slot2_entities as (
 
-    select * from {{ ref('int_slot_entity_classes') }}
-    {%- if plan.incremental %}
-    where rel_id in (select scanned_relations.rel_id from scanned_relations)
-    {%- endif %}
+    select * from scanned_slot_entities
 
 ),
 
-{% if plan.incremental %}
+entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+    where entity_id in (select scanned_slot_entities.entity_id from scanned_slot_entities)
+
+),
+
+set_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+    where entity_id in (select scanned_slot_entities.entity_id from scanned_slot_entities)
+
+),
+
 slot1_typings as (
 
     select * from scanned_typings
@@ -90,6 +106,31 @@ typed_relations as (
 
 ),
 {% else %}
+-- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
+slot1_entities as (
+
+    select * from {{ ref('int_slot_entity_classes') }}
+
+),
+
+slot2_entities as (
+
+    select * from {{ ref('int_slot_entity_classes') }}
+
+),
+
+entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
+set_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+
+),
+
 slot1_typings as (
 
     select * from {{ ref('int_typed_relations') }}
@@ -108,18 +149,6 @@ typed_relations as (
 
 ),
 {% endif %}
-
-entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
-
-set_entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
 
 -- at most 2^k · k rows: read four times, materialised for free
 mask_ranks as (
@@ -325,16 +354,17 @@ kept_typings as (
 
 ),
 
-member_entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
-
 changed_entities as (
 
     select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
     where {{ is_not_retyped_relation('rel_id') }}
+
+),
+
+member_entity_types as (
+
+    select * from {{ ref('int_entity_types') }}
+    where entity_id in (select changed_entities.entity_id from changed_entities)
 
 ),
 

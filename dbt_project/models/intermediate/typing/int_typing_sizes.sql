@@ -34,18 +34,20 @@ slot2_types as (
 
 pair_typings as (
 
-    select * from {{ ref('int_relation_pair_typings') }}
     {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
+    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
+    {%- else %}
+    select * from {{ ref('int_relation_pair_typings') }}
     {%- endif %}
 
 ),
 
 slot_entity_classes as (
 
-    select * from {{ ref('int_slot_entity_classes') }}
     {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
+    {{ retyped_relation_rows(ref('int_slot_entity_classes')) }}
+    {%- else %}
+    select * from {{ ref('int_slot_entity_classes') }}
     {%- endif %}
 
 ),
