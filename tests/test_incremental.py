@@ -193,6 +193,26 @@ def test_incremental_builds_equal_full_refresh(target: Target, tmp_path: Path, c
     assert differences(marts(target), after_removal) == []
 
 
+def test_incremental_builds_in_a_row_keep_the_state_of_a_full_build(
+    target: Target, tmp_path: Path, capfd
+) -> None:
+    """Three incremental builds one after the other, each starting from the state the previous one
+    published: after each, every table that keeps state and every mart equals those of a full build of
+    the same batches (a named build, built with --full-refresh beside it)."""
+    full = target.with_build("full")
+    for config in ADDED:
+        add_batch(target, config)
+        assert build(target, tmp_path) == 0
+        assert "incremental build: 1 new batch(es) since the last build" in capfd.readouterr().out
+        assert build(full, tmp_path / "full", "--full-refresh") == 0
+        problems = differences(marts(full), marts(target))
+        assert problems == [], "\n".join(problems[:10])
+        state = state_tables(tmp_path / "target")
+        assert "int_shared_entity_pairs" in state
+        for table in state:
+            assert table_rows(target, table) == table_rows(full, table), table
+
+
 def test_changed_state_makes_the_build_full(target: Target, tmp_path: Path, capfd) -> None:
     add_batch(target, ADDED[0])
     # vars the stored counts depend on
