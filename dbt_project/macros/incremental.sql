@@ -238,17 +238,22 @@
 {{ column }} not in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations)
 {%- endmacro %}
 
-{# In an incremental build: the rows of the relations whose slot types changed, from `relation` (a ref
-   of a model that recomputes them, config reset_relations_on=['rel_id']). Its delta holds every one of
-   them and the view of the updated table takes none from the live table, so they are read from the
-   delta (tens of thousands of rows) instead of from the view (millions, scanned in full). #}
-{% macro retyped_relation_rows(relation) -%}
-    {%- set node = graph.nodes.get('model.' ~ project_name ~ '.' ~ relation.identifier) -%}
-    {%- if execute and (node is none or node.config.get('reset_relations_on') != ['rel_id']) -%}
-        {{ exceptions.raise_compiler_error(
-            relation.identifier ~ " does not recompute the rows of retyped relations (reset_relations_on=['rel_id']): read them from its view"
-        ) }}
-    {%- endif -%}
+{# The rows of `relation` (a ref) of the relations this build recomputes from scratch: in a full build
+   all of them; in an incremental build those whose slot types changed. A model that recomputes them
+   (config reset_relations_on=['rel_id']) has every one of them in its delta and the view of its updated
+   table takes none from the live table, so they are read from the delta (tens of thousands of rows)
+   instead of from the view (millions, scanned in full). `plan`: the model's build_plan(). #}
+{% macro recomputed_relation_rows(relation, plan) -%}
+    {%- if not plan.incremental -%}
+select * from {{ relation }}
+    {%- else -%}
+        {%- set node = graph.nodes.get('model.' ~ project_name ~ '.' ~ relation.identifier) -%}
+        {%- if node is none or node.config.get('reset_relations_on') != ['rel_id'] -%}
+            {{ exceptions.raise_compiler_error(
+                relation.identifier ~ " does not recompute the rows of retyped relations (reset_relations_on=['rel_id']): read them from its view"
+            ) }}
+        {%- endif -%}
 select * from {{ delta_relation(relation) }}
     where {{ is_retyped_relation('rel_id') }}
+    {%- endif -%}
 {%- endmacro %}

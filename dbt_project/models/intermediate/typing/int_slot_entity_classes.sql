@@ -21,21 +21,13 @@ with
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 slot1_pairs as (
 
-    {%- if plan.incremental %}
-    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
-    {%- else %}
-    select * from {{ ref('int_relation_pair_typings') }}
-    {%- endif %}
+    {{ recomputed_relation_rows(ref('int_relation_pair_typings'), plan) }}
 
 ),
 
 slot2_pairs as (
 
-    {%- if plan.incremental %}
-    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
-    {%- else %}
-    select * from {{ ref('int_relation_pair_typings') }}
-    {%- endif %}
+    {{ recomputed_relation_rows(ref('int_relation_pair_typings'), plan) }}
 
 ),
 

@@ -34,21 +34,13 @@ slot2_types as (
 
 pair_typings as (
 
-    {%- if plan.incremental %}
-    {{ retyped_relation_rows(ref('int_relation_pair_typings')) }}
-    {%- else %}
-    select * from {{ ref('int_relation_pair_typings') }}
-    {%- endif %}
+    {{ recomputed_relation_rows(ref('int_relation_pair_typings'), plan) }}
 
 ),
 
 slot_entity_classes as (
 
-    {%- if plan.incremental %}
-    {{ retyped_relation_rows(ref('int_slot_entity_classes')) }}
-    {%- else %}
-    select * from {{ ref('int_slot_entity_classes') }}
-    {%- endif %}
+    {{ recomputed_relation_rows(ref('int_slot_entity_classes'), plan) }}
 
 ),
 
