@@ -11,7 +11,8 @@
 -- relation the id a build from scratch gives it.
 -- Counted from int_source_pairs (the instances this build adds, grouped per pair).
 -- Incremental: the paths of the new batches, their counts added to the previous ones; new paths get
--- the next ids (the plan ensures new batches come after every previous one).
+-- the next ids (macro keys_numbered_by_first_batch; the plan ensures new batches come after every
+-- previous one).
 with
 
 source_pairs as (
@@ -32,64 +33,6 @@ counted as (
 
 ),
 
-{% if plan.incremental %}
-previous_keys as (
-
-    select * from {{ previous_relation(this) }}
-
-),
-
-previous_bounds as (
-
-    select coalesce(max(rel_id), 0) as max_rel_id
-    from previous_keys
-
-),
-
-updated as (
-
-    select
-        previous_keys.rel_id,
-        counted.path,
-        coalesce(previous_keys.first_batch_id, counted.first_batch_id) as first_batch_id,
-        coalesce(previous_keys.n_instances, 0) + counted.n_instances as n_instances
-
-    from counted
-    left join previous_keys
-        on counted.path = previous_keys.path
-
-),
-
-keyed as (
-
-    select
-        coalesce(
-            updated.rel_id,
-            cast(previous_bounds.max_rel_id + row_number() over (
-                partition by updated.rel_id is null
-                order by updated.first_batch_id, updated.path
-            ) as integer)
-        ) as rel_id,
-        updated.path,
-        updated.first_batch_id,
-        updated.n_instances
-
-    from updated
-    cross join previous_bounds
-
-)
-{% else %}
-keyed as (
-
-    select
-        cast(row_number() over (order by first_batch_id, path) as integer) as rel_id,
-        path,
-        first_batch_id,
-        n_instances
-
-    from counted
-
-)
-{% endif %}
+{{ keys_numbered_by_first_batch('counted', 'path', 'rel_id', plan) }}
 
 select * from keyed
