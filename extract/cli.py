@@ -550,7 +550,10 @@ def removal_message(removed: RemovedBatches) -> str:
     message = f"removed {len(removed.batches)} batch(es): {listed}; rows deleted: {rows}"
     if removed.not_found:
         message += f"; not found: {', '.join(removed.not_found)}"
-    return message + "; the marts keep the old graph until the next build (make dbt-run)"
+    return message + (
+        "; the marts keep the old graph until the next build (make dbt-run), except the view "
+        "relation_instances, which shows only the sentences still loaded"
+    )
 
 
 @cli.command(help="Counts per table, rejections per rule, typed-entity share.")

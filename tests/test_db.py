@@ -108,8 +108,7 @@ def test_describe_never_shows_the_password():
 def test_connection_parts_for_dbt_profile(url, expected):
     assert server.connection_parts(url) == expected
     env = Target.postgres(url).dbt_env({"PATH": "/bin"})
-    assert env["SHERLIIC_DB_HOST"] == expected["host"]
-    assert env["SHERLIIC_DB_NAME"] == expected["dbname"]
+    assert env["DATABASE_URL"] == url  # dbt_project/profiles.yml reads it (tests/test_plain_dbt.py)
     assert env["DBT_SEND_ANONYMOUS_USAGE_STATS"] == "False"
     assert env["PATH"] == "/bin"
 

@@ -134,7 +134,12 @@ def test_a_model_failing_half_way_publishes_nothing(built, tmp_path: Path) -> No
     code = dbt(url, ["run", *TEG, "zz_fails_after_typed_relations"], tmp_path, OTHER_VARS, project)
     assert code != 0
     assert published(url) == before
-    assert staged_relations(url) == 0  # the failed build's tables are dropped
+    assert staged_relations(url) > 0  # what it built stays staged for `dbt retry`; the next build empties it
+    with psycopg.connect(url) as conn:
+        last = "select status, error from builds.builds order by build_id desc limit 1"
+        status, error = conn.execute(last).fetchone()
+    assert status == "failed" and error.startswith("model zz_fails_after_typed_relations: ")
+    assert "division by zero" in error
 
 
 def test_a_data_test_failing_in_build_publishes_nothing(built, tmp_path: Path) -> None:

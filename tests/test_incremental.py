@@ -254,7 +254,7 @@ def test_a_failed_incremental_build_publishes_nothing(target: Target, tmp_path: 
             "select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace "
             "where n.nspname = 'warehouse__next'"
         ).fetchone()[0]
-    assert staged == 0
+    assert staged > 0  # kept for `dbt retry`; the next build empties it
     # the next build continues from the untouched state
     assert_incremental_equals_full_refresh(target, tmp_path, capfd)
 

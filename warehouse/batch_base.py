@@ -229,7 +229,8 @@ class BatchStore(ABC):
     ) -> RemovedBatches:
         """Delete batches (by id, and every batch of the named corpora, any status) with all their rows:
         an unknown batch id or corpus name removes nothing (an InputError naming it) unless
-        ``missing_ok`` (then it is in ``not_found``). The marts keep the old graph until the next build."""
+        ``missing_ok`` (then it is in ``not_found``). The marts keep the old graph until the next build,
+        except the view relation_instances, which shows only the sentences still loaded."""
 
     def loaded_corpora(self) -> list[str]:
         """The names of the corpora with a loaded batch."""

@@ -1,10 +1,12 @@
-"""Build records (Postgres, table builds.builds; docs/design.md §2): what every `sherliic-dbt run`/`build`
-built, from what, with which code, and how it ended.
+"""Build records (Postgres, table builds.builds; docs/design.md §2): what every dbt build built, from what,
+with which code, and how it ended.
 
-:mod:`warehouse.dbt` writes them around dbt: :func:`start_record` (inputs, vars, code, versions) once it
-holds the build's lock (:func:`build_lock`), :func:`mark_cancelled` on a signal, :func:`finish_record`
-at the end. The publish itself (dbt_project/macros/atomic_publish.sql) marks the record published in the
-transaction that moves the marts, so a record says published exactly when its marts are the live ones.
+The dbt project writes them (dbt_project/macros/build_records.sql, through the SQL functions of
+warehouse/schema/005_builds.sql): a record begins with the build and is finished in the transaction that
+publishes its marts, whether dbt was started by `sherliic-dbt` or by hand. What :mod:`warehouse.dbt` adds
+here: the schema's lock (:func:`build_lock`), the git commit and versions (:func:`code_version`,
+:func:`tool_versions`), :func:`mark_cancelled` on a signal, and :func:`finish_unrecorded` for a dbt that
+ended before it finished its record.
 
 Readers: :func:`current_build` (the record behind a Target's marts: results, reports, exports and
 annotation batches name it), :func:`list_builds`, :func:`find_build`, :func:`drop_build`;
@@ -13,7 +15,6 @@ comparing and listing them: warehouse/builds_cli.py (`sherliic-dbt builds`).
 
 from __future__ import annotations
 
-import json
 import platform
 import shutil
 import subprocess
@@ -33,11 +34,11 @@ from psycopg.types.json import Jsonb
 
 from warehouse.errors import ConfigurationError
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT
-from warehouse.target import DEFAULT_BUILD, MARTS_SCHEMA, NAMED_BUILD_SCHEMA_PREFIX, Target
+from warehouse.target import DEFAULT_BUILD, MARTS_SCHEMA, NAMED_BUILD_SCHEMA_PREFIX, STAGING_SUFFIX, Target
 
-LOCK_NAMESPACE = "sherliic-build"  # advisory lock (namespace, schema): one build of a schema at a time
+LOCK_NAMESPACE = "sherliic-build"  # advisory lock (namespace, schema): sherliic-dbt's builds, one at a time
 STATUSES = ("running", "succeeded", "failed", "cancelled")
-STALE_ERROR = "the sherliic-dbt process ended without recording an outcome (killed)"
+GRAPH_MART = "inference_candidates"  # a record that published it built the graph (not a partial build)
 
 
 class BuildMismatch(ConfigurationError):
@@ -88,6 +89,10 @@ class BuildRecord:
     error: str | None
     incremental: bool | None  # None: the build did not build the graph (no int_build_plan in it)
     build_plan: str | None  # the one line of int_build_plan: "incremental build: ..." / "full build: ..."
+    runner: str | None  # "dbt" or "sherliic-dbt" (None: recorded before runners were)
+    retry_of: int | None  # the failed build a `dbt retry` resumed
+    staged_models: list[str] | None  # a failed build's models left in staging for `dbt retry`
+    hint: str | None  # what to change when the build published no inference candidate
 
     @property
     def label(self) -> str:
@@ -117,75 +122,22 @@ class BuildRecord:
             "error": self.error,
             "incremental": self.incremental,
             "build_plan": self.build_plan,
+            "runner": self.runner,
+            "retry_of": self.retry_of,
+            "hint": self.hint,
         }
+
+    @property
+    def built_graph(self) -> bool:
+        """Whether it built the graph (its inference candidates), not only some marts (a partial build)."""
+        return GRAPH_MART in self.published_models
 
 
 def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-# -- what a build is made of ---------------------------------------------------------------------------
-
-
-def _names(value: Any) -> list[str] | None:
-    """A corpora/type_sources var as a list of names (None: every one)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [value]
-    # a malformed value (dbt refuses it before any model runs): the build reads nothing
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
-
-
-def build_inputs(conn: psycopg.Connection, dbt_vars: dict[str, Any]) -> tuple[list[dict], list[dict]]:
-    """The loaded batches the vars select: (corpora with their batches, type tables). Type maps count
-    only with map_types; types batches only of the sources type_sources names."""
-    corpora, sources = _names(dbt_vars.get("corpora")), _names(dbt_vars.get("type_sources"))
-    with conn.cursor(row_factory=dict_row) as cur:
-        batches = cur.execute(
-            """
-            select corpus_name, batch_id, source_file, source_format, checksum, n_documents, n_instances,
-                finished_at
-            from raw.load_batches
-            where kind = 'corpus' and status = 'loaded' and (%(all)s or corpus_name = any(%(names)s))
-            order by corpus_name, batch_id
-            """,
-            {"all": corpora is None, "names": corpora or []},
-        ).fetchall()
-        types = cur.execute(
-            """
-            select batch_id, kind, options ->> 'type_source' as type_source, source_file, source_format,
-                checksum, n_rows, finished_at
-            from raw.load_batches
-            where status = 'loaded' and (
-                (kind = 'types' and (%(all)s or options ->> 'type_source' = any(%(sources)s)))
-                or (kind = 'type_map' and %(map_types)s)
-            )
-            order by batch_id
-            """,
-            {
-                "all": sources is None,
-                "sources": sources or [],
-                "map_types": dbt_vars.get("map_types") is True,
-            },
-        ).fetchall()
-    by_corpus: dict[str, list[dict]] = {}
-    for batch in batches:
-        name = batch.pop("corpus_name")
-        by_corpus.setdefault(name, []).append(_jsonable(batch))
-    return [{"corpus": name, "batches": rows} for name, rows in by_corpus.items()], [
-        _jsonable(row) for row in types
-    ]
-
-
-def json_safe(value: Any) -> Any:
-    """`value` as JSON Postgres stores: NaN and infinities (a var may be one; dbt refuses it) and values
-    JSON has no type for (a YAML date) as strings."""
-    return json.loads(json.dumps(value, default=str), parse_constant=str)
-
-
-def _jsonable(row: dict) -> dict:
-    return {key: _iso(value) if isinstance(value, datetime) else value for key, value in row.items()}
+# -- what sherliic-dbt adds to a record ----------------------------------------------------------------
 
 
 def code_version(root: Path = PROJECT_ROOT) -> tuple[str | None, bool | None]:
@@ -218,31 +170,6 @@ def _installed(package: str) -> str:
         return version(package)
     except PackageNotFoundError:
         return "not installed"
-
-
-def mart_names(project_dir: Path = DBT_PROJECT_DIR) -> list[str]:
-    """The marts the dbt project defines (models/marts/<area>/<name>.sql)."""
-    return sorted(path.stem for path in (project_dir / "models" / "marts").glob("*/*.sql"))
-
-
-def mart_row_counts(
-    conn: psycopg.Connection,
-    schema: str,
-    project_dir: Path = DBT_PROJECT_DIR,
-    known: dict[str, int] | None = None,
-) -> dict[str, int]:
-    """Rows of every mart present in `schema`; those in `known` (the rows dbt reported for the tables the
-    build created, recorded when it published: macros/atomic_publish.sql) are not counted again."""
-    counts: dict[str, int] = dict(known or {})
-    for name in mart_names(project_dir):
-        if name in counts:
-            continue
-        qualified = f"{schema}.{name}"
-        if conn.execute("select to_regclass(%s)", (qualified,)).fetchone()[0] is None:
-            continue
-        query = sql.SQL("select count(*) from {}.{}").format(sql.Identifier(schema), sql.Identifier(name))
-        counts[name] = conn.execute(query).fetchone()[0]
-    return counts
 
 
 # -- the lock and the record of a running build --------------------------------------------------------
@@ -285,83 +212,52 @@ def _unlock(conn: psycopg.Connection, schema: str) -> None:
 
 def _running_description(conn: psycopg.Connection, schema: str) -> str:
     row = conn.execute(
-        "select build_id, wrapper_pid, started_at from builds.builds "
+        "select build_id, runner, started_at from builds.builds "
         "where schema_name = %s and status = 'running' order by build_id desc limit 1",
         (schema,),
     ).fetchone()
     if row is None:
         return f"another build of schema {schema} is running"
-    return f"build #{row[0]} of schema {schema} is running (pid {row[1]}, since {row[2]:%Y-%m-%d %H:%M:%S})"
+    since = f"{row[2]:%Y-%m-%d %H:%M:%S}"
+    return f"build #{row[0]} of schema {schema} is running ({row[1] or 'dbt'} since {since})"
 
 
-def mark_stale(conn: psycopg.Connection, schema: str) -> int:
-    """Records of `schema` still `running` while its lock is held here: their process died without
-    finishing them. Marked failed; returns how many."""
-    return conn.execute(
-        "update builds.builds set status = 'failed', error = %s, finished_at = coalesce(finished_at, now()) "
-        "where schema_name = %s and status = 'running'",
-        (STALE_ERROR, schema),
-    ).rowcount
-
-
-def start_record(
-    conn: psycopg.Connection, target: Target, command: str, dbt_vars: dict[str, Any], pid: int
-) -> int:
-    """A `running` record of the Target's build, with its inputs, vars, code and versions; its id."""
-    corpora, type_tables = build_inputs(conn, dbt_vars)
-    commit, dirty = code_version()
-    row = conn.execute(
-        """
-        insert into builds.builds (
-            build_name, schema_name, engine, command, vars, corpora, type_tables, git_commit, git_dirty,
-            versions, wrapper_pid
-        ) values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-        returning build_id
-        """,
-        (
-            target.build_name,
-            target.marts_schema,
-            target.engine,
-            command,
-            Jsonb(json_safe(dbt_vars)),
-            Jsonb(corpora),
-            Jsonb(type_tables),
-            commit,
-            dirty,
-            Jsonb(tool_versions(target.engine)),
-            pid,
-        ),
-    ).fetchone()
-    return row[0]
-
-
-def mark_cancelled(conn: psycopg.Connection, build_id: int) -> bool:
-    """Mark a running build cancelled, unless its publish came first (then False: the marts are this
-    build's). Waits for a publish in progress (it holds the record's row lock)."""
+def mark_cancelled(conn: psycopg.Connection, token: str) -> bool:
+    """Mark sherliic-dbt's running build (its `token`) cancelled, unless its publish came first (then False:
+    the marts are this build's) or it has no record yet (False: its dbt stops before it begins one). Waits
+    for a publish in progress (it holds the record's row lock)."""
     return (
         conn.execute(
             "update builds.builds set status = 'cancelled', finished_at = now() "
-            "where build_id = %s and published_at is null and status = 'running'",
-            (build_id,),
+            "where runner_token = %s and published_at is null and status = 'running'",
+            (token,),
         ).rowcount
         == 1
     )
 
 
-def finish_record(
-    conn: psycopg.Connection,
-    build_id: int,
-    *,
-    status: str,
-    exit_code: int,
-    error: str | None = None,
-    row_counts: dict[str, int] | None = None,
-) -> None:
+def finish_unrecorded(conn: psycopg.Connection, build_id: int, status: str, error: str | None) -> None:
+    """Finish the record of a build whose dbt ended before it did (killed, crashed, or a publish that
+    failed): `status` and the line that says why, unless the record was finished meanwhile."""
     conn.execute(
-        "update builds.builds set status = %s, exit_code = %s, error = %s, row_counts = %s, "
-        "finished_at = coalesce(finished_at, now()) where build_id = %s",
-        (status, exit_code, error, Jsonb(row_counts or {}), build_id),
+        "update builds.builds set status = %s, error = coalesce(error, %s), finished_at = now() "
+        "where build_id = %s and status = 'running'",
+        (status, error, build_id),
     )
+
+
+def note_exit_code(conn: psycopg.Connection, build_id: int, exit_code: int) -> None:
+    """dbt's exit code in the record of a build that did not publish (a published one says 0 itself)."""
+    conn.execute(
+        "update builds.builds set exit_code = %s where build_id = %s and exit_code is null",
+        (exit_code, build_id),
+    )
+
+
+def record_of_runner(conn: psycopg.Connection, token: str) -> BuildRecord | None:
+    """The record of sherliic-dbt's build `token` (None: its dbt never began one)."""
+    found = _records(conn, "runner_token = %s", (token,))
+    return found[-1] if found else None
 
 
 # -- reading the records -------------------------------------------------------------------------------
@@ -384,27 +280,45 @@ def read_record(conn: psycopg.Connection, build_id: int) -> BuildRecord:
 
 
 def list_builds(target: Target) -> list[BuildRecord]:
-    """Every record, oldest first (records left `running` by a killed process are marked failed)."""
+    """Every record, oldest first (records left `running` by a process that died are marked failed:
+    builds.settle_running)."""
     with target.on_postgres().connect(autocommit=True) as conn:
-        for schema in {r.schema_name for r in _records(conn, "status = 'running'")}:
-            if _try_lock(conn, schema):  # nobody builds it: its running records are stale
-                mark_stale(conn, schema)
-                _unlock(conn, schema)
+        for schema in sorted({r.schema_name for r in _records(conn, "status = 'running'")}):
+            conn.execute("select builds.settle_running(%s)", (schema,))
         return _records(conn)
 
 
-def current_build(target: Target, mart: str = "inference_candidates") -> BuildRecord | None:
+def current_build(
+    target: Target, mart: str = GRAPH_MART, conn: psycopg.Connection | None = None
+) -> BuildRecord | None:
     """The record of the build whose `mart` is live in the Target's marts schema (None: none recorded,
-    e.g. built by plain dbt or before builds were recorded)."""
+    e.g. built before builds were recorded, or on Spark); read on `conn` when given (a reader's own
+    transaction), else on a connection of its own."""
     if target.engine != "postgres":
         return None
-    with target.connect() as conn:
-        found = _records(
-            conn,
-            "schema_name = %s and published_at is not null and published_models ? %s",
-            (target.marts_schema, mart),
-        )
+    where = "schema_name = %s and published_at is not null and published_models ? %s"
+    if conn is not None:
+        found = _records(conn, where, (target.marts_schema, mart))
+    else:
+        with target.connect() as own:
+            found = _records(own, where, (target.marts_schema, mart))
     return found[-1] if found else None
+
+
+def lock_marts_for_reading(conn: psycopg.Connection, schema: str) -> None:
+    """ACCESS SHARE locks, in the open transaction of `conn`, on every relation of `schema`: a reader that
+    reads several marts takes them all before it reads any, so a build's publish (which takes all of its
+    locks at once or none: builds.lock_for_publish) either ends before it or waits until it has ended."""
+    relations = [
+        sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(name))
+        for (name,) in conn.execute(
+            "select c.relname from pg_class as c join pg_namespace as n on n.oid = c.relnamespace "
+            "where n.nspname = %s and c.relkind in ('r', 'v', 'm', 'p') order by c.relname",
+            (schema,),
+        )
+    ]
+    if relations:
+        conn.execute(sql.SQL("lock table {} in access share mode").format(sql.SQL(", ").join(relations)))
 
 
 def find_build(records: list[BuildRecord], reference: str) -> BuildRecord:
@@ -423,33 +337,46 @@ def find_build(records: list[BuildRecord], reference: str) -> BuildRecord:
             f"no build named {wanted!r} (recorded: {', '.join(known) or 'none'}; "
             "sherliic-dbt builds lists them)"
         )
+    # its live graph first: a later partial build (e.g. of the annotation marts) did not build the graph
+    graph = [r for r in named if r.published_at is not None and r.built_graph]
     published = [r for r in named if r.published_at is not None]
-    return (published or named)[-1]
+    return (graph or published or named)[-1]
 
 
-def drop_build(target: Target, name: str, project_dir: Path = DBT_PROJECT_DIR) -> int:
-    """Drop a named build: its schema (and a staging schema left behind), its records and its dbt target
-    folder; refused while it builds. Returns the number of records removed."""
+def drop_build(
+    target: Target,
+    name: str,
+    project_dir: Path = DBT_PROJECT_DIR,
+    waiting: Callable[[str], None] = lambda what: None,
+) -> int:
+    """Drop a named build: exactly its schema and its staging schema (no other build's schema can have
+    either name: warehouse/target.py, BUILD_NAME), its records and its dbt folders; refused while it
+    builds. Readers of its marts are waited for (`waiting` is told who, once). Returns the number of
+    records removed."""
     if name == DEFAULT_BUILD:
         raise ConfigurationError(
             "the default build (schema warehouse) is not dropped; rebuild it, or name the build to drop"
         )
     named = target.with_build(name)  # checks the name
     schema = named.marts_schema
+    schemas = (schema, schema + STAGING_SUFFIX)
     with named.connect(autocommit=True) as conn:
         if not _try_lock(conn, schema):
             raise ConfigurationError(f"build {name} is running; drop it once it has finished")
         try:
+            running = conn.execute("select builds.settle_running(%s)", (schema,)).fetchone()[0]
+            if running is not None:
+                raise ConfigurationError(
+                    f"build {name} is running (#{running}); drop it once it has finished"
+                )
             exists = conn.execute(
-                "select count(*) from pg_namespace where nspname in (%s, %s)", (schema, schema + "__next")
+                "select count(*) from pg_namespace where nspname = any(%s)", (list(schemas),)
             ).fetchone()[0]
             removed = _records(conn, "build_name = %s", (name,))
             if not exists and not removed:
                 raise ConfigurationError(f"no build named {name!r} (sherliic-dbt builds lists them)")
-            with conn.transaction():
-                for dropped in (schema, schema + "__next"):
-                    conn.execute(sql.SQL("drop schema if exists {} cascade").format(sql.Identifier(dropped)))
-                conn.execute("delete from builds.builds where build_name = %s", (name,))
+            _drop_schemas(conn, name, schemas, waiting)
+            conn.execute("delete from builds.builds where build_name = %s", (name,))
         finally:
             _unlock(conn, schema)
     for folder in ("target", "logs"):
@@ -457,47 +384,37 @@ def drop_build(target: Target, name: str, project_dir: Path = DBT_PROJECT_DIR) -
     return len(removed)
 
 
+def _drop_schemas(
+    conn: psycopg.Connection, name: str, schemas: tuple[str, ...], waiting: Callable[[str], None]
+) -> None:
+    """Drop `schemas` in one transaction, trying again while readers hold their relations."""
+    told = False
+    while True:
+        try:
+            with conn.transaction():
+                conn.execute("set local lock_timeout = '1s'")
+                for dropped in schemas:
+                    conn.execute(sql.SQL("drop schema if exists {} cascade").format(sql.Identifier(dropped)))
+            return
+        except psycopg.errors.LockNotAvailable:
+            if not told:
+                relations = [
+                    row[0]
+                    for row in conn.execute(
+                        "select format('%%I.%%I', n.nspname, c.relname) from pg_class as c "
+                        "join pg_namespace as n on n.oid = c.relnamespace where n.nspname = any(%s)",
+                        (list(schemas),),
+                    )
+                ]
+                holders = conn.execute("select builds.lock_holders(%s)", (Jsonb(relations),)).fetchone()[0]
+                waiting(f"readers of build {name}: {holders or 'sessions that have just ended'}")
+                told = True
+            time.sleep(0.5)
+
+
 def schema_of(build_name: str) -> str:
     """The marts schema of a build name."""
     return MARTS_SCHEMA if build_name == DEFAULT_BUILD else NAMED_BUILD_SCHEMA_PREFIX + build_name
-
-
-# what to change when a funnel step removed the last candidates (its var in candidate_funnel)
-FUNNEL_ADVICE = {
-    "corpora": "select corpora with relation instances, or load one (sherliic-extract corpus)",
-    "r_min": "lower r_min",
-    "type_sources": "widen type_sources (null: every source) or set map_types",
-    "min_relv": "lower min_relv",
-    "min_sigma": "lower min_sigma",
-    "min_esr": "lower min_esr",
-    "top_n_premises": "raise top_n_premises",
-}
-
-
-def zero_candidates_hint(
-    conn: psycopg.Connection, schema: str, rerun: str = "sherliic-dbt run"
-) -> str | None:
-    """For a build without InfCands: the funnel step that removed the last ones and the dbt var to change
-    (mart candidate_funnel of `schema`); None without the mart."""
-    if conn.execute("select to_regclass(%s)", (f"{schema}.candidate_funnel",)).fetchone()[0] is None:
-        return None
-    query = sql.SQL(
-        "select step_number, step, counted, n_rows, var_name, var_value from {}.candidate_funnel "
-        "order by step_number"
-    ).format(sql.Identifier(schema))
-    steps = conn.execute(query).fetchall()
-    previous = None
-    for _, step, counted, n_rows, var_name, var_value in steps:
-        if n_rows == 0:
-            before = "" if previous is None else f" ({previous[1]:,} {previous[0]} before it)"
-            advice = FUNNEL_ADVICE.get(var_name, f"change {var_name}")
-            return (
-                f"0 inference candidates: step {step} left no {counted}{before}; dbt var {var_name} = "
-                f"{var_value}: {advice}, e.g. {rerun} --vars '{{{var_name}: ...}}' "
-                f"(mart {schema}.candidate_funnel has every step)"
-            )
-        previous = (counted, n_rows)
-    return None
 
 
 def check_same_build(existing: list[BuildRef], new: BuildRef, where: str) -> None:

@@ -14,6 +14,9 @@ from warehouse.errors import ConfigurationError
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 
+# the build's own name: two builds always differ in it
+NOT_COMPARED_VARS = frozenset({"build"})
+
 
 @click.command(context_settings=CONTEXT)
 @click.option("--diff", nargs=2, metavar="A B", help="What differs between builds A and B (names or #ids).")
@@ -31,7 +34,11 @@ def builds_command(target: Target, diff: tuple[str, str] | None, drop: str | Non
             "build records are kept for Postgres builds: on Spark models are built in place, unrecorded"
         )
     if drop is not None:
-        removed = builds.drop_build(target, drop)
+
+        def waiting(what: str) -> None:
+            click.echo(f"sherliic-dbt builds: waiting for {what}; the drop follows when they end", err=True)
+
+        removed = builds.drop_build(target, drop, waiting=waiting)
         print(f"dropped build {drop}: schema {builds.schema_of(drop)} and {removed} record(s)")
         return 0
     records = builds.list_builds(target)
@@ -56,12 +63,19 @@ def builds_command(target: Target, diff: tuple[str, str] | None, drop: str | Non
 
 
 def _live(records: list[builds.BuildRecord]) -> set[int]:
-    """Per schema, the latest published record: the build whose marts it holds."""
+    """Per schema, the latest record that published its graph: the build whose marts it holds (a later
+    partial build, e.g. of the annotation marts, is live too: it published the marts it names)."""
     latest: dict[str, int] = {}
+    partial: dict[str, list[int]] = {}
     for record in records:
-        if record.published_at is not None:
+        if record.published_at is None:
+            continue
+        if record.built_graph:
             latest[record.schema_name] = record.build_id
-    return set(latest.values())
+            partial[record.schema_name] = []
+        else:
+            partial.setdefault(record.schema_name, []).append(record.build_id)
+    return set(latest.values()) | {build_id for ids in partial.values() for build_id in ids}
 
 
 def _lines(record: builds.BuildRecord, live: bool, defaults: dict) -> list[str]:
@@ -69,14 +83,23 @@ def _lines(record: builds.BuildRecord, live: bool, defaults: dict) -> list[str]:
     if record.finished_at is not None:
         took = f", {(record.finished_at - record.started_at).total_seconds():.0f} s"
     status = record.status + (" (live)" if live else "")
+    runner = "dbt" if record.runner == "dbt" else "sherliic-dbt"
     lines = [
         f"#{record.build_id} {record.build_name}: {status}, {record.started_at:%Y-%m-%d %H:%M:%S}{took}, "
-        f"schema {record.schema_name}, dbt {record.command}"
+        f"schema {record.schema_name}, {runner} {record.command}"
     ]
+    if record.retry_of is not None:
+        lines.append(f"    resumes: #{record.retry_of} (dbt retry)")
+    if record.published_at is not None and not record.built_graph:
+        lines.append(f"    partial: published {', '.join(record.published_models)}")
     if record.build_plan:
         lines.append(f"    plan: {record.build_plan}")
     if record.error:
         lines.append(f"    error: {record.error}")
+    if record.staged_models:
+        lines.append(f"    staged: {len(record.staged_models)} models kept for `dbt retry`")
+    if record.hint:
+        lines.append(f"    hint: {record.hint}")
     lines.append(f"    inputs: {describe_inputs(record)}")
     lines.append(f"    vars: {changed_vars(record, defaults)}")
     if record.row_counts:
@@ -94,7 +117,7 @@ def diff_builds(a: builds.BuildRecord, b: builds.BuildRecord) -> list[str]:
     """What differs between two builds, one line each (vars, corpora and their batches, type tables,
     row counts, code, versions); empty when nothing does."""
     lines: list[str] = []
-    for name in sorted(set(a.vars) | set(b.vars)):
+    for name in sorted((set(a.vars) | set(b.vars)) - NOT_COMPARED_VARS):
         if a.vars.get(name) != b.vars.get(name):
             lines.append(f"var {name}: {_json(a.vars.get(name))} -> {_json(b.vars.get(name))}")
     corpora_a = {c["corpus"]: c["batches"] for c in a.corpora}
@@ -142,6 +165,8 @@ def _batches(batches: list[dict]) -> str:
 
 def code_label(record: builds.BuildRecord) -> str:
     if record.git_commit is None:
+        if record.runner == "dbt":
+            return "commit not recorded (plain dbt cannot run git; sherliic-dbt records it)"
         return "unknown commit"
     return record.git_commit[:12] + (" (dirty)" if record.git_dirty else "")
 
@@ -158,5 +183,9 @@ def describe_inputs(record: builds.BuildRecord) -> str:
 
 def changed_vars(record: builds.BuildRecord, defaults: dict[str, Any]) -> str:
     """The vars that differ from the project's defaults, ``r_min=3 corpora=["demo"]``."""
-    changed = [f"{k}={_json(v)}" for k, v in sorted(record.vars.items()) if defaults.get(k, object()) != v]
+    changed = [
+        f"{k}={_json(v)}"
+        for k, v in sorted(record.vars.items())
+        if k not in NOT_COMPARED_VARS and defaults.get(k, object()) != v
+    ]
     return " ".join(changed) or "defaults"

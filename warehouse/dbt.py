@@ -1,12 +1,14 @@
-"""Run dbt on a Target's warehouse: Postgres (embedded by default, DATABASE_URL otherwise) or the Spark
-catalog (dbt target `spark`); record every build (warehouse/builds.py).
+"""`sherliic-dbt`: dbt on a Target's warehouse, Postgres (embedded by default, DATABASE_URL otherwise) or
+the Spark catalog (dbt target `spark`), with what plain dbt cannot do.
 
-A build (`dbt run`/`build`/`seed` on Postgres) runs under the advisory lock of its schema (a second
-build of the same schema waits, with one line saying which build it waits for; builds of other names
-run side by side), with a record in builds.builds, and ends with one line saying how it ended. dbt runs
-in its own process group and dies with this process: SIGINT and SIGTERM reach this process, which
-marks the record cancelled (so that the publish refuses to run: macros/atomic_publish.sql), passes
-SIGINT on to dbt (dbt's graceful stop: it cancels its queries), waits for it, and exits 130 / 143.
+The dbt project records and publishes every build itself (dbt_project/macros/build_records.sql), so a
+plain `dbt run` is a build like this command's. This wrapper adds: the build's name as the dbt var
+`build` (--build NAME, SHERLIIC_BUILD), the git commit and versions in the record (dbt cannot run git),
+waiting for another build of the same schema instead of being refused (the schema's advisory lock, held
+while its dbt runs), and a process group: dbt dies with this process, and SIGINT or SIGTERM here marks
+the record cancelled (so that the publish refuses to run), passes SIGINT on to dbt (its graceful stop),
+waits for it, and exits 130 / 143. It ends with one line saying how the build ended (and the hint of a
+build without candidates).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,15 +28,17 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import click
+import yaml
 
 from warehouse import builds
 from warehouse.builds_cli import builds_command
 from warehouse.command_line import CONTEXT, package_version, run, target_options
-from warehouse.dbt_vars import dbt_command, resolve_vars
+from warehouse.dbt_vars import dbt_command, given_vars, resolve_vars, without_vars
+from warehouse.errors import ConfigurationError
 from warehouse.settings import DBT_PROJECT_DIR
-from warehouse.target import ENGINES, Target
+from warehouse.target import DEFAULT_BUILD, ENGINES, Target
 
-PUBLISHING = frozenset({"run", "build", "seed"})  # commands that publish marts: locked and recorded
+PUBLISHING = frozenset({"run", "build", "seed", "retry"})  # commands that publish marts: locked, recorded
 # what a received signal becomes for dbt, by how many came before it: a graceful stop, then harder
 ESCALATION = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 TAIL_LINES = 400  # dbt's last output lines kept to name the error of a failed build
@@ -69,7 +74,8 @@ def run_dbt(
             env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "False"},
             cwd=project_dir,
         ).returncode
-    resolved = resolve_vars(project_dir, args, dbt_vars)
+    target = with_build_of(target, args, dbt_vars)
+    resolve_vars(project_dir, args, dbt_vars)
     dbt_env = {**target.dbt_env(), **(env or {})}  # a named build on Spark is refused here, in one line
     # Postgres: dbt's sources must exist even before the first extraction. Spark: the loaders
     # create the raw tables; a second JVM here would also hold the one-process Derby metastore
@@ -77,12 +83,27 @@ def run_dbt(
     command = _command(target, args, dbt_vars, project_dir)
     with CaughtSignals() as signals:
         if dbt_command(args) in PUBLISHING and target.engine == "postgres":
-            code = _recorded_build(target, args, resolved, command, dbt_env, project_dir, signals)
+            code = _recorded_build(target, args, command, dbt_env, project_dir, signals)
         else:
             code = run_child(command, dbt_env, project_dir, signals).exit_code
     if check and code != 0:
         raise RuntimeError(f"dbt {' '.join(args)} failed with exit code {code}")
     return code
+
+
+def with_build_of(target: Target, args: list[str], dbt_vars: dict | None) -> Target:
+    """The Target of the build the invocation names: --build (the Target's) or the dbt var `build`
+    (``--vars '{build: NAME}'``); naming two different builds is refused in one line."""
+    given = {**given_vars(args), **(dbt_vars or {})}
+    if "build" not in given:
+        return target
+    named = target.with_build(given["build"] if given["build"] is not None else DEFAULT_BUILD)
+    if target.build is not None and named.build != target.build:
+        raise ConfigurationError(
+            f"two builds named: --build {target.build} (or SHERLIIC_BUILD) and the dbt var build: "
+            f"{named.build_name}; name one"
+        )
+    return named
 
 
 def dbt_output(
@@ -106,12 +127,18 @@ def dbt_output(
 
 
 def _command(target: Target, args: list[str], dbt_vars: dict | None, project_dir: Path) -> list[str]:
+    """dbt's command line: `args` with every var given (theirs, `dbt_vars`, the Target's build) in one
+    --vars (dbt keeps only the last one)."""
     project = str(project_dir)
-    command = [dbt_executable(), *args, "--project-dir", project, "--profiles-dir", project]
+    merged = {**given_vars(args), **(dbt_vars or {})}
+    # `dbt retry` takes the vars of the run it resumes; vars given to it would replace them all
+    if target.build is not None and dbt_command(args) != "retry":
+        merged["build"] = target.build
+    command = [dbt_executable(), *without_vars(args), "--project-dir", project, "--profiles-dir", project]
     if "--target" not in args and "-t" not in args:
         command += ["--target", target.dbt_target]
-    if dbt_vars:
-        command += ["--vars", json.dumps(dbt_vars)]
+    if merged:  # YAML, as dbt reads it (JSON has no NaN, which validate_vars must see to refuse it)
+        command += ["--vars", yaml.safe_dump(merged, default_flow_style=True, width=2**31).strip()]
     return command
 
 
@@ -222,7 +249,6 @@ def _tee(stream, tail: deque[str], muted: threading.Event) -> None:
 def _recorded_build(
     target: Target,
     args: list[str],
-    resolved: dict,
     command: list[str],
     env: dict[str, str],
     project_dir: Path,
@@ -237,65 +263,87 @@ def _recorded_build(
         if conn is None:
             print("sherliic-dbt: stopped while waiting; nothing was built", file=sys.stderr, flush=True)
             return signals.exit_code or 130
-        builds.mark_stale(conn, schema)
-        build_id = builds.start_record(conn, target, " ".join(args), resolved, os.getpid())
-        label = f"build {target.build_name} #{build_id}"
+        token = uuid.uuid4().hex
+        commit, dirty = builds.code_version()
+        context = {
+            "runner": "sherliic-dbt",
+            "token": token,
+            "lock_pid": conn.info.backend_pid,  # alive while this process holds the schema's lock
+            "git_commit": commit,
+            "git_dirty": dirty,
+            "versions": builds.tool_versions(target.engine),
+            "command": " ".join(args),
+        }
 
         def cancel(signum: int) -> None:
-            builds.mark_cancelled(conn, build_id)  # False: the publish came first (then it stands)
+            builds.mark_cancelled(conn, token)  # nothing when the publish came first (then it stands)
 
         outcome = run_child(
-            command, {**env, "SHERLIIC_BUILD_ID": str(build_id)}, project_dir, signals, cancel, capture=True
+            command,
+            {**env, "SHERLIIC_BUILD_CONTEXT": json.dumps(context)},
+            project_dir,
+            signals,
+            cancel,
+            capture=True,
         )
-        record = builds.read_record(conn, build_id)
-        if record.status == "cancelled":
-            status = "cancelled"
-        elif record.published_at is not None or (outcome.exit_code == 0 and not outcome.interrupted):
-            status = "succeeded"
-        else:
-            status = "failed"
-        counts = (
-            builds.mart_row_counts(conn, schema, project_dir, known=record.row_counts)
-            if status == "succeeded"
-            else {}
-        )
-        error = error_line(outcome.output) if status == "failed" else None
-        builds.finish_record(
-            conn, build_id, status=status, exit_code=outcome.exit_code, error=error, row_counts=counts
-        )
-        if status == "succeeded":
-            candidates = counts.get("inference_candidates")
-            shown = "" if candidates is None else f": {candidates:,} inference candidates"
-            print(f"sherliic-dbt: {label} ({schema}) succeeded{shown}", flush=True)
-            if candidates == 0:
-                rerun = "sherliic-dbt run" + (f" --build {target.build}" if target.build else "")
-                hint = builds.zero_candidates_hint(conn, schema, rerun)
-                if hint:
-                    print(f"hint: {hint}", flush=True)
-        else:
-            kept = f"the marts of build {target.build_name} stay as they were"
-            why = f": {error}" if error else ""
-            message = f"sherliic-dbt: {label} {status}{why}; nothing published, {kept}"
-            print(message, file=sys.stderr, flush=True)
-    return outcome.exit_code
+        record = builds.record_of_runner(conn, token)
+        if record is not None and record.status != "succeeded":
+            if record.status == "running":  # dbt ended before it finished the record
+                status = "cancelled" if outcome.interrupted else "failed"
+                builds.finish_unrecorded(conn, record.build_id, status, error_line(outcome.output))
+            builds.note_exit_code(conn, record.build_id, outcome.exit_code)
+            record = builds.read_record(conn, record.build_id)
+        return _report(target, schema, record, outcome)
+
+
+def _report(target: Target, schema: str, record: builds.BuildRecord | None, outcome: ChildOutcome) -> int:
+    """One line on how the build ended (and the hint of a build without candidates); the exit code."""
+    if record is None:  # dbt stopped before the build began (a var refused, another build running, ...)
+        why = error_line(outcome.output) or "dbt stopped before the build began"
+        print(f"sherliic-dbt: build {target.build_name} did not start: {why}", file=sys.stderr, flush=True)
+        return outcome.exit_code or 1
+    label = f"build {record.build_name} #{record.build_id}"
+    if record.status == "succeeded":
+        candidates = record.row_counts.get("inference_candidates")
+        shown = "" if candidates is None else f": {candidates:,} inference candidates"
+        late = " (the stop came after it was published)" if outcome.interrupted else ""
+        print(f"sherliic-dbt: {label} ({schema}) succeeded{shown}{late}", flush=True)
+        if record.hint:
+            print(f"hint: {record.hint}", flush=True)
+        return 0
+    kept = f"the marts of build {record.build_name} stay as they were"
+    why = f": {record.error}" if record.error else ""
+    retry = " (dbt retry resumes it)" if record.staged_models and not outcome.interrupted else ""
+    print(
+        f"sherliic-dbt: {label} {record.status}{why}; nothing published, {kept}{retry}",
+        file=sys.stderr,
+        flush=True,
+    )
+    return outcome.exit_code or 1
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TIMESTAMP = re.compile(r"^\d\d:\d\d:\d\d(\.\d+)?\s+")
 ERROR_TITLE = re.compile(r"\b(Error|Failure|Exception)\b")
+HOOK_FAILED = re.compile(r"\bfailed, error:$")  # dbt's line between a failed hook's title and its cause
 
 
 def error_line(output: list[str]) -> str | None:
     """The line that says why dbt failed, from its output: the first ``... Error in ...`` /
-    ``Failure in ...`` with the line under it, else what follows ``Encountered an error:``, else the
-    last line."""
+    ``Failure in ...`` with the cause under it (for a failed hook, the cause alone: its title names
+    only the hook), else what follows ``Encountered an error:``, else the last line."""
     lines = [TIMESTAMP.sub("", ANSI.sub("", line)).strip() for line in output]
     lines = [line for line in lines if line]
     for i, line in enumerate(lines):
         if line.startswith("Encountered an error:"):
             return " ".join(lines[i + 1 : i + 3])[:500] or None
         if ERROR_TITLE.search(line) and " in " in line and i + 1 < len(lines):
-            return f"{line}: {lines[i + 1]}"[:500]
+            cause = [text for text in lines[i + 1 : i + 4] if not HOOK_FAILED.search(text)]
+            if not cause:
+                continue
+            if line.startswith("Failure in operation"):
+                return cause[0][:500]
+            return f"{line}: {cause[0]}"[:500]
     return lines[-1][:500] if lines else None
 
 

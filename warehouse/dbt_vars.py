@@ -52,6 +52,20 @@ def given_vars(args: list[str]) -> dict[str, Any]:
     return found
 
 
+def without_vars(args: list[str]) -> list[str]:
+    """`args` without their ``--vars VALUE`` / ``--vars=VALUE`` options."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--vars":
+            skip = True
+        elif not arg.startswith("--vars="):
+            kept.append(arg)
+    return kept
+
+
 def resolve_vars(project_dir: Path, args: list[str], dbt_vars: dict | None = None) -> dict[str, Any]:
     """Every declared var with the value this invocation gives it (`dbt_vars` over ``--vars``); an unknown
     var name is refused in one line naming the closest known one."""

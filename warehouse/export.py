@@ -337,17 +337,24 @@ def export(target: Target, out_dir: Path | str) -> ExportSummary:
     out = Path(out_dir)
     steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv", "relation_rules.tsv"]
     with staged_files(out, [*steps, MANIFEST]) as staging:
-        counts, corpora = _write_files(target, staging, steps)
-        write_manifest(staging, target, counts, corpora)
+        counts, corpora, record = _write_files(target, staging, steps)
+        write_manifest(staging, target, counts, corpora, record)
     return ExportSummary(out, counts)
 
 
-def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[str, int], list[str]]:
-    """Write the files `steps` into `folder` from the Target's marts: each file's rows, and the corpora of
-    the build."""
+def _write_files(
+    target: Target, folder: Path, steps: list[str]
+) -> tuple[dict[str, int], list[str], builds.BuildRecord | None]:
+    """Write the files `steps` into `folder` from the Target's marts: each file's rows, the corpora of the
+    build, and its record. On Postgres one read-only transaction reads them all, and takes its locks on
+    the build's marts before it reads anything: a build publishing meanwhile waits for the export (it
+    never takes a lock that the export holds), so the files and the record are of one build."""
     counts: dict[str, int] = {}
     with target.marts(read_only=True) as marts:
         schema = marts.schema
+        if marts.engine == "postgres":
+            builds.lock_marts_for_reading(marts.connection, schema)
+        record = builds.current_build(target, conn=marts.connection if marts.engine == "postgres" else None)
         missing = [table for table in MARTS if not marts.has_table(schema, table)]
         if missing:
             named = f" --build {target.build}" if target.build else ""
@@ -381,13 +388,18 @@ def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[s
         # the rules' verifier scores (make rank)
         counts[VERIFIER_FILE] = export_verifier_scores(marts, folder)
         corpora = [row[0] for row in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
-    return counts, corpora
+    return counts, corpora, record
 
 
-def write_manifest(out: Path, target: Target, counts: dict[str, int], corpora: list[str]) -> Path:
-    """manifest.json in `out`: the exported build's provenance (its record, when sherliic-dbt recorded
-    it) and each file's rows, bytes and sha256."""
-    record = builds.current_build(target)
+def write_manifest(
+    out: Path,
+    target: Target,
+    counts: dict[str, int],
+    corpora: list[str],
+    record: builds.BuildRecord | None,
+) -> Path:
+    """manifest.json in `out`: the exported build's provenance (its record, read with the files) and each
+    file's rows, bytes and sha256."""
     files = {}
     for name, n_rows in counts.items():
         data = (out / name).read_bytes()

@@ -296,7 +296,8 @@ def ensure_schema(url: str) -> None:
 
 
 def connection_parts(url: str) -> dict[str, str]:
-    """Host/port/user/password/dbname of a URL, as the dbt profile and psql read them."""
+    """Host/port/user/password/dbname of a URL, as psql reads them (dbt_project/profiles.yml reads
+    DATABASE_URL the same way; tests/test_build_records.py compares them)."""
     parsed = urlparse(url)
     query = parse_qs(parsed.query)
     host = query.get("host", [parsed.hostname or "localhost"])[0]
@@ -306,18 +307,6 @@ def connection_parts(url: str) -> dict[str, str]:
         "user": parsed.username or query.get("user", ["postgres"])[0],
         "password": parsed.password or "",
         "dbname": parsed.path.lstrip("/") or DEFAULT_DATABASE,
-    }
-
-
-def dbt_env(url: str) -> dict[str, str]:
-    """The variables dbt_project/profiles.yml reads to connect to `url`."""
-    parts = connection_parts(url)
-    return {
-        "SHERLIIC_DB_HOST": parts["host"],
-        "SHERLIIC_DB_PORT": parts["port"],
-        "SHERLIIC_DB_USER": parts["user"],
-        "SHERLIIC_DB_PASSWORD": parts["password"],
-        "SHERLIIC_DB_NAME": parts["dbname"],
     }
 
 

@@ -39,18 +39,11 @@ SETTINGS: dict[str, str] = {
     "SHERLIIC_TEST": "the SherLIiC test file of `make baselines` / `make lm`",
     "SHERLIIC_SPARK_TEST_INSTANCES": "the size of the Spark engine's test graph (tests)",
 }
-# What sherliic-dbt hands dbt (dbt_project/profiles.yml and macros; Target.dbt_env, warehouse.server.dbt_env,
-# warehouse.engine.dbt_env, the build record's id): known names, set by sherliic-dbt itself, so their
-# values are not checked here
+# What sherliic-dbt hands dbt, or a user the dbt profile (dbt_project/profiles.yml and macros; warehouse.dbt,
+# warehouse.engine.dbt_env): known names whose values dbt reads, so they are not checked here
 PROFILE_VARIABLES = frozenset(
     {
-        "SHERLIIC_DBT_SCHEMA",
-        "SHERLIIC_BUILD_ID",
-        "SHERLIIC_DB_HOST",
-        "SHERLIIC_DB_PORT",
-        "SHERLIIC_DB_USER",
-        "SHERLIIC_DB_PASSWORD",
-        "SHERLIIC_DB_NAME",
+        "SHERLIIC_BUILD_CONTEXT",
         "SHERLIIC_SPARK_THRIFT_HOST",
         "SHERLIIC_SPARK_THRIFT_PORT",
         "SHERLIIC_SPARK_THRIFT_USER",

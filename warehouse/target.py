@@ -39,10 +39,15 @@ RAW_SCHEMA = "raw"
 RESULTS_SCHEMA = "results"
 MARTS_SCHEMA = "warehouse"  # the live schema every mart is published to
 POSTGRES_SCHEMES = ("postgresql", "postgres")
-# a build's name becomes part of a schema name and of file names: plain names only
-BUILD_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+# A build's name becomes part of a schema name and of file names: words of lowercase letters and digits
+# joined by single underscores, at most 40 characters (the dbt project checks the same: macros/
+# build_records.sql, build_name). No name holds `__`, so `build_<name>` never ends in STAGING_SUFFIX:
+# the schemas of two builds cannot collide, whatever their names.
+BUILD_NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+BUILD_NAME_MAX = 40
 DEFAULT_BUILD = "default"  # the name of the build without a name (schema warehouse), where one is needed
 NAMED_BUILD_SCHEMA_PREFIX = "build_"
+STAGING_SUFFIX = "__next"  # a build's staging schema: <schema>__next (dbt_project/macros/atomic_publish.sql)
 
 
 @dataclass(frozen=True)
@@ -64,10 +69,14 @@ class Target:
             check_database_url(self.database_url)
         if self.build == DEFAULT_BUILD:  # `--build default` names the default build
             object.__setattr__(self, "build", None)
-        if self.build is not None and not BUILD_NAME.fullmatch(self.build):
+        if self.build is not None and (
+            not isinstance(self.build, str)
+            or not BUILD_NAME.fullmatch(self.build)
+            or len(self.build) > BUILD_NAME_MAX
+        ):
             raise ConfigurationError(
-                f"build name {self.build!r}: use lowercase letters, digits and '_', starting with a letter "
-                "(at most 40 characters)"
+                f"build name {self.build!r}: lowercase letters and digits, words joined by single '_', "
+                f"starting with a letter, at most {BUILD_NAME_MAX} characters"
             )
 
     # -- making one ------------------------------------------------------------------------------------
@@ -202,12 +211,13 @@ class Target:
 
     def dbt_env(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment dbt runs in: `environ` (default this process's) plus what the profile reads:
-        the connection, and the build's schema (SHERLIIC_DBT_SCHEMA). A named build also gets target and
-        log folders of its own (dbt_project/target/builds/<name>), so that two builds never share a
-        manifest or a partial-parse cache."""
+        the connection (DATABASE_URL, also for the embedded server: the URL of the server this process
+        found). The build is a dbt var (warehouse.dbt); a named build also gets target and log folders of
+        its own (dbt_project/target/builds/<name>), so that two builds never share a manifest or a
+        partial-parse cache."""
         env = dict(os.environ if environ is None else environ)
         env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
-        env["SHERLIIC_DBT_SCHEMA"] = self.marts_schema
+        self.marts_schema  # noqa: B018 - a named build on Spark is refused here, in one line
         if self.build is not None:
             env["DBT_TARGET_PATH"] = f"target/builds/{self.build}"
             env["DBT_LOG_PATH"] = f"logs/builds/{self.build}"
@@ -217,7 +227,7 @@ class Target:
             env.pop("PYSPARK_GATEWAY_PORT", None)
             env.pop("PYSPARK_GATEWAY_SECRET", None)
         else:
-            env.update(server.dbt_env(self.url()))
+            env["DATABASE_URL"] = self.url()
         return env
 
     # -- either engine ---------------------------------------------------------------------------------

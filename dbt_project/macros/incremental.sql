@@ -127,7 +127,10 @@
         'select state_fingerprint, state_complete from '
         ~ adapter.quote(live_schema(plan_node.schema)) ~ '.' ~ adapter.quote(plan_node.alias)
     ) -%}
-    {%- if previous.rows | length == 0 or not previous.rows[0][1] -%}
+    {%- if previous.rows | length == 0 -%}
+        {#- a published plan has its row: an empty one was emptied by a crash (unlogged) -#}
+        {{ return('the previous build\'s plan is empty: the server restarted after a crash, which empties the unlogged intermediate tables (or the build was a dbt run --empty)') }}
+    {%- elif not previous.rows[0][1] -%}
         {{ return('the last build was partial') }}
     {%- endif -%}
     {%- set fingerprint = incremental_state_fingerprint() -%}
@@ -191,14 +194,12 @@
 {%- endmacro %}
 
 {# The SQL that writes how the graph is built into this build's record (builds.builds.incremental and
-   build_plan), when sherliic-dbt records the build (SHERLIIC_BUILD_ID, read only at run time, as
-   claim_build_record does); '' otherwise #}
+   build_plan; Postgres builds, macros/build_records.sql); '' otherwise #}
 {% macro record_build_plan(incremental, line) -%}
-    {%- set build_id = env_var('SHERLIIC_BUILD_ID', '') if execute and target.type == 'postgres' else '' -%}
-    {%- if build_id -%}
+    {%- if execute and target.type == 'postgres' and builds_into_staging() -%}
     update builds.builds
     set incremental = {{ incremental }}, build_plan = {{ sql_string_literal(line) }}
-    where build_id = {{ build_id | int }}
+    where dbt_invocation_id = {{ sql_string_literal(invocation_id) }}
     {%- endif -%}
 {%- endmacro %}
 

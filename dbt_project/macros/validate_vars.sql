@@ -70,11 +70,29 @@
         ) }}
     {%- endif -%}
 
-    {%- if flags.WHICH == 'retry' -%}
+    {%- set timeout = var('publish_timeout') -%}
+    {%- if timeout is not string or not modules.re.fullmatch('[1-9][0-9]{0,5} ?(s|sec|seconds?|min|minutes?|h|hours?)', timeout) -%}
+        {{ sherliic_var_error('publish_timeout', timeout, "a duration such as '10 minutes' (digits, then s, min or h)") }}
+    {%- endif -%}
+
+    {#- the build's name (build_name raises on a bad one); Spark builds in place, so only the default build -#}
+    {%- if build_name() != 'default' and target.type != 'postgres' -%}
         {{ exceptions.raise_compiler_error(
-            "dbt retry cannot resume a build: a failed build publishes nothing, so rerun the whole build"
+            "named builds (build " ~ build_name() ~ ") need the postgres engine: on " ~ target.type ~ " models are "
+            ~ "built in place, so a failed build could not be kept from replacing a good one (docs/design.md §2)"
         ) }}
     {%- endif -%}
+
+    {#- a misspelt var would otherwise be ignored silently -#}
+    {%- set given = invocation_args_dict.get('vars') or {} -%}
+    {%- set given = fromyaml(given) if given is string else given -%}
+    {%- set known = resolved_vars().keys() | list -%}
+    {%- for name in given if name not in known -%}
+        {{ exceptions.raise_compiler_error(
+            "unknown dbt var '" ~ name ~ "': the vars: " ~ known | sort | join(', ')
+            ~ " (dbt_project/dbt_project.yml declares every var)"
+        ) }}
+    {%- endfor -%}
 {%- endmacro %}
 
 {% macro sherliic_var_error(name, value, allowed) -%}

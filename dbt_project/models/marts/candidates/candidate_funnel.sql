@@ -47,7 +47,8 @@ relation_counts as (
 
     select
         count(*) as n_relations,
-        sum(case when n_entity_pairs >= {{ var('r_min') }} then 1 else 0 end) as n_relations_min_size
+        sum(case when n_entity_pairs >= {{ var('r_min') }} then 1 else 0 end) as n_relations_min_size,
+        max(n_entity_pairs) as max_relation_size
 
     from relations
 
@@ -69,7 +70,11 @@ pair_counts as (
         sum(case when passes_types and passes_relv then 1 else 0 end) as n_relv,
         sum(case when passes_types and passes_relv and passes_sigma then 1 else 0 end) as n_sigma,
         sum(case when passes_types and passes_relv and passes_sigma and passes_esr then 1 else 0 end)
-            as n_esr
+            as n_esr,
+        -- the largest score among the pairs reaching each threshold: a threshold at most this lets some pass
+        max(case when passes_types then relv end) as max_relv,
+        max(case when passes_types and passes_relv then sigma end) as max_sigma,
+        max(case when passes_types and passes_relv and passes_sigma then esr end) as max_esr
 
     from candidate_scores
     where
@@ -92,12 +97,16 @@ counts as (
         instance_counts.n_instances,
         relation_counts.n_relations,
         relation_counts.n_relations_min_size,
+        relation_counts.max_relation_size,
         typed_relation_counts.n_typed_relations,
         pair_counts.n_pairs,
         pair_counts.n_types,
         pair_counts.n_relv,
         pair_counts.n_sigma,
         pair_counts.n_esr,
+        pair_counts.max_relv,
+        pair_counts.max_sigma,
+        pair_counts.max_esr,
         candidate_counts.n_candidates
 
     from instance_counts
@@ -115,7 +124,8 @@ steps as (
         'relation_instances' as step,
         'relation instances of the selected corpora' as counted,
         n_instances as n_rows,
-        'corpora' as var_name
+        'corpora' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -123,7 +133,8 @@ steps as (
         'relations' as step,
         'relations (distinct dependency paths)' as counted,
         n_relations as n_rows,
-        'corpora' as var_name
+        'corpora' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -131,7 +142,8 @@ steps as (
         'relations_min_size' as step,
         'relations with at least r_min entity pairs' as counted,
         n_relations_min_size as n_rows,
-        'r_min' as var_name
+        'r_min' as var_name,
+        cast(max_relation_size as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -139,7 +151,8 @@ steps as (
         'typed_relations' as step,
         'typed relations with at least r_min entity pairs' as counted,
         n_typed_relations as n_rows,
-        'r_min' as var_name
+        'r_min' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -147,7 +160,8 @@ steps as (
         'typed_pairs' as step,
         'typed relation pairs of different paths with |A∩B|, |π1(A∩B)|, |π2(A∩B)| at least r_min' as counted,
         n_pairs as n_rows,
-        'r_min' as var_name
+        'r_min' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -155,7 +169,8 @@ steps as (
         'types' as step,
         'pairs whose aligned type signatures are compatible' as counted,
         n_types as n_rows,
-        'type_sources' as var_name
+        'type_sources' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -163,7 +178,8 @@ steps as (
         'relv' as step,
         'pairs with Relv at least min_relv as well' as counted,
         n_relv as n_rows,
-        'min_relv' as var_name
+        'min_relv' as var_name,
+        cast(floor(max_relv * 100) / 100 as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -171,7 +187,8 @@ steps as (
         'sigma' as step,
         'pairs with σ at least min_sigma as well' as counted,
         n_sigma as n_rows,
-        'min_sigma' as var_name
+        'min_sigma' as var_name,
+        cast(floor(max_sigma * 100) / 100 as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -179,7 +196,8 @@ steps as (
         'esr' as step,
         'pairs with esr at least min_esr as well (all six criteria)' as counted,
         n_esr as n_rows,
-        'min_esr' as var_name
+        'min_esr' as var_name,
+        cast(floor(max_esr * 100) / 100 as {{ type_double() }}) as passing_value
     from counts
     union all
     select
@@ -187,7 +205,8 @@ steps as (
         'inference_candidates' as step,
         'InfCands: the best top_n_premises premises of each hypothesis' as counted,
         n_candidates as n_rows,
-        'top_n_premises' as var_name
+        'top_n_premises' as var_name,
+        cast(null as {{ type_double() }}) as passing_value
     from counts
 
 ),
@@ -204,7 +223,10 @@ final as (
             {%- for name in ['corpora', 'r_min', 'type_sources', 'min_relv', 'min_sigma', 'min_esr', 'top_n_premises'] %}
             when {{ sql_string_literal(name) }} then {{ sql_string_literal(tojson(var(name))) }}
             {%- endfor %}
-        end as var_value
+        end as var_value,
+        -- the var's value at which the step would keep rows (r_min: the largest relation; thresholds:
+        -- the largest score reaching them, rounded down); null where no single value says it
+        passing_value
 
     from steps
 

@@ -18,7 +18,7 @@ renamed as (
         hypothesis_sentence
 
     from source
-    where build = {{ sql_string_literal(current_build_name()) }}
+    where build = {{ sql_string_literal(build_name()) }}
 
 )
 
