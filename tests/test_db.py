@@ -75,6 +75,17 @@ def test_bad_settings_are_one_line_without_the_password(environ, flags, message)
     assert "hunter2" not in str(raised.value) and "\n" not in str(raised.value)
 
 
+def test_a_message_about_a_url_hides_every_part_of_its_password():
+    """libpq ends a password at its first '@' and takes the rest for the host: a message quoting that host
+    shows no part of the password either."""
+    url = "postgresql://alice:hunter2@Tr0ub4dor@127.0.0.1:1/x"
+    reason = "failed to resolve host 'Tr0ub4dor@127.0.0.1': Name or service not known"
+    assert server.hide_passwords(reason, url) == reason.replace("Tr0ub4dor", "***")
+    assert server.hide_passwords("failed to resolve host 'ab@h'", "postgresql://alice:hunter2@ab@h/x") == (
+        "(details hidden: they would show the password)"
+    )
+
+
 def test_describe_never_shows_the_password():
     target = Target.postgres("postgresql://alice:secret@server.example:6543/teg")
     assert target.describe() == "postgresql://alice:***@server.example:6543/teg"

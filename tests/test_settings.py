@@ -16,6 +16,7 @@ import pytest
 from baselines.rules import RESOURCE_VARIABLES
 from tests.test_cli_style import MODULES, SCRIPTS, _command, _env
 from warehouse import db_cli, server
+from warehouse.api import read_mart
 from warehouse.command_line import check_settings
 from warehouse.errors import ConfigurationError, error_message
 from warehouse.settings import PROFILE_VARIABLES, PROJECT_ROOT, SETTINGS, check_environment
@@ -264,6 +265,25 @@ def test_every_database_url_problem_on_the_command_line_is_one_line(tmp_path: Pa
     ):
         result = run_entry("sherliic-export", ["--database-url", url, "--out", "{tmp}/export"], tmp_path)
         assert_one_clean_line(result, expected)
+
+
+AT_PASSWORD = "hunter2@Tr0ub4dor"  # libpq ends a password at its first '@': the rest would be the host
+
+
+@pytest.mark.parametrize("name", ["sherliic-db", "sherliic-extract", "sherliic-export"])
+def test_an_at_sign_in_the_password_shows_no_part_of_it(tmp_path: Path, name: str) -> None:
+    url = f"postgresql://alice:{AT_PASSWORD}@127.0.0.1:1/x"
+    expected = "error: database URL postgresql://alice:***@127.0.0.1:1/x: an '@' in the user name or password"
+    for result in (
+        run_entry(name, COMMANDS[name], tmp_path, DATABASE_URL=url),
+        run_entry(name, [*COMMANDS[name], "--database-url", url], tmp_path),
+    ):
+        for part in AT_PASSWORD.split("@"):
+            assert part not in result.stdout + result.stderr
+        assert_one_clean_line(result, expected)
+    with pytest.raises(ConfigurationError, match="must be written %40") as raised:
+        read_mart("relations", database_url=url)
+    assert not any(part in str(raised.value) for part in AT_PASSWORD.split("@"))
 
 
 @pytest.mark.parametrize(

@@ -182,9 +182,11 @@ def split_password(url: str) -> tuple[str, str]:
 
 def url_passwords(url: str) -> list[str]:
     """The password texts in `url` (user part, ``password=`` queries), as written, even when it does not
-    parse: what a message about the URL must never show."""
+    parse, and the parts of a password between its '@'s (libpq ends a password at its first '@' and takes
+    the rest for the host): what a message about the URL must never show."""
     found = re.findall(r"://[^/?#@]*?:([^/?#]*)@", url) + re.findall(r"password=([^&\s]*)", url)
-    return [password for password in found if password]
+    parts = [part for password in found if "@" in password for part in password.split("@")]
+    return [password for password in found + parts if password]
 
 
 def hide_passwords(text: str, url: str) -> str:

@@ -258,6 +258,10 @@ def check_database_url(url: str) -> None:
         raise ConfigurationError(
             f"database URL {shown}: expected postgresql://user[:password]@host[:port]/database"
         )
+    if parsed.netloc.count("@") > 1:  # libpq would end the password at the first '@', the rest a host name
+        raise ConfigurationError(
+            f"database URL {shown}: an '@' in the user name or password must be written %40"
+        )
     try:  # what libpq itself refuses (unknown options, bad percent-encoding, stray characters)
         conninfo_to_dict(url)
     except psycopg.ProgrammingError as error:
