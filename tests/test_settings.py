@@ -350,6 +350,38 @@ def test_bad_paths_are_one_line(
     assert_one_clean_line(result, expected.replace("{tmp}", str(tmp_path)))
 
 
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("sherliic-export", ["--out", "{tmp}/gone"]),
+        ("sherliic-demo", ["--out", "{tmp}/gone/demo"]),
+        ("sherliic-baselines", ["all", "--no-load", "--out", "{tmp}/gone"]),
+        ("sherliic-annotate", ["export", "--batch", "b1", "--out", "{tmp}/gone/b1.csv"]),
+        ("sherliic-lm", ["rank", "--out", "{tmp}/gone"]),
+    ],
+)
+def test_an_output_path_through_a_broken_link_is_one_line(tmp_path: Path, name: str, args: list[str]) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    result = run_entry(name, args, tmp_path, DATABASE_URL="postgresql://u@127.0.0.1:9/x")
+    assert_one_clean_line(result, "error: ")
+    assert f"Invalid value for '--out': {tmp_path}/gone is a broken symbolic link to {tmp_path}/nowhere" in (
+        result.stderr
+    )
+
+
+def test_every_out_option_refuses_a_broken_link() -> None:
+    """Every command's --out is an OutputPath (warehouse.command_line), not a plain click.Path."""
+    option = re.compile(r"""["']--out["'],(?:\s*["'][^"']*["'],)?\s*type=([\w.]+(?:\([^)]*\))?)""")
+    found = {}
+    for package in (*SOURCE_PACKAGES, "examples"):
+        for path in (PROJECT_ROOT / package).glob("**/*.py"):
+            for match in option.finditer(path.read_text(encoding="utf-8")):
+                found[f"{path.relative_to(PROJECT_ROOT)}:{match.start()}"] = match.group(1)
+    assert len(found) >= 18, found
+    plain = {where: kind for where, kind in found.items() if kind not in ("OUTPUT_FOLDER", "OUTPUT_FILE")}
+    assert plain == {}
+
+
 def test_the_url_command_hides_the_password_unless_asked(tmp_path: Path) -> None:
     url = f"postgresql://alice:{PASSWORD}@db.example/x"
     shown = run_entry("sherliic-db", ["url", "--database-url", url], tmp_path)

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -116,6 +117,28 @@ def build_option(function: F) -> F:
         help="The named build whose marts to use (`sherliic-dbt builds` lists them; default: SHERLIIC_BUILD, "
         "else the default build, schema warehouse).",
     )(function)
+
+
+class OutputPath(click.Path):
+    """A path a command writes (``--out``). A broken symbolic link in it (the path itself or a folder
+    above it) is a usage error naming the link and where it points, instead of the bare "File exists"
+    that creating the folder would raise."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        for part in (Path(path), *Path(path).parents):
+            if part.is_symlink() and not part.exists():
+                self.fail(
+                    f"{part} is a broken symbolic link to {os.readlink(part)}; create what it points to, "
+                    "or remove the link",
+                    param,
+                    ctx,
+                )
+        return path
+
+
+OUTPUT_FOLDER = OutputPath(file_okay=False, path_type=Path)  # --out FOLDER
+OUTPUT_FILE = OutputPath(dir_okay=False, path_type=Path)  # --out FILE
 
 
 def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:

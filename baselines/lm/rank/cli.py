@@ -32,7 +32,7 @@ from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, sp
 from baselines.lm.rank.store import build_name
 from baselines.lm.verifier import DEFAULT_VERIFIER, VerifierSpec, build_verifier
 from baselines.registry import ResourceMissing
-from warehouse.command_line import target_options
+from warehouse.command_line import OUTPUT_FOLDER, target_options
 from warehouse.dbt import run_dbt
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -154,7 +154,7 @@ def verifier_options(command):
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
@@ -229,7 +229,7 @@ def rank_command(
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
