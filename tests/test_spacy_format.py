@@ -6,12 +6,15 @@ nothing loaded."""
 from __future__ import annotations
 
 import json
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
 
 from deppath.parsing import load_nlp
 from extract import cli, pipeline
+from extract.formats import docbin_limits
 from extract.loading import load_corpus
 from warehouse.target import Target
 
@@ -215,3 +218,62 @@ def test_a_docbin_without_kb_ids_loads_with_ner_mentions(fresh_target, tmp_path,
     assert (code, errors) == (0, []), err
     with fresh_target.connect() as conn:
         assert conn.execute("select count(*) from raw.relation_instances").fetchone()[0] > 0
+
+
+def _zlib_bomb(path: Path, inflated: int) -> Path:
+    """A file of zlib-compressed zeros (`inflated` bytes of them: about a thousandth of that on disk)."""
+    compressor, chunk = zlib.compressobj(9), bytes(1 << 20)
+    with path.open("wb") as out:
+        for _ in range(inflated // len(chunk)):
+            out.write(compressor.compress(chunk))
+        out.write(compressor.flush())
+    return path
+
+
+def test_a_docbin_bomb_is_refused_within_the_declared_memory(fresh_target, tmp_path, capsys, monkeypatch):
+    """A DocBin inflating to more than MAX_DOCBIN_BYTES is refused while a megabyte at a time is inflated
+    (here a limit of 1 MiB and 64 MiB of zeros in a 64 KB file; spaCy alone inflates all of it)."""
+    monkeypatch.setattr(docbin_limits, "MAX_DOCBIN_BYTES", 1 << 20)
+    path = _zlib_bomb(tmp_path / "bomb.spacy", 64 << 20)
+    tracemalloc.start()
+    try:
+        code, errors, err = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and "Traceback" not in err
+    assert errors == [
+        f"error: {path}: the DocBin inflates to more than 1,048,576 bytes, the limit of --format spacy (a "
+        "bound on the memory its reading takes); split it into smaller DocBins"
+    ]
+    assert peak < 16 << 20, f"{peak:,} bytes allocated while reading the DocBin"
+
+
+def test_the_values_a_docbin_unpacks_to_are_bounded(fresh_target, tmp_path, capsys, monkeypatch):
+    """Each msgpack value becomes a Python object (an empty map: 1 byte of msgpack, 64 of memory): the
+    values of a file and of a document's user_data are counted before they are unpacked."""
+    path = _docbin(tmp_path / "news.spacy", parsed=True)
+    monkeypatch.setattr(docbin_limits, "MAX_USER_DATA_VALUES", 2)  # {"id": "d1"}: a map, a key, a value
+    code, errors, _ = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+    assert code == 2 and errors == [
+        f"error: {path}:1: doc 1 cannot be read from the DocBin (ValueError: its user_data holds more than "
+        "2 values)"
+    ]
+    monkeypatch.setattr(docbin_limits, "MAX_DOCBIN_VALUES", 50)
+    code, errors, _ = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+    assert code == 2 and errors == [
+        f"error: {path}: the DocBin holds more than 50 values (strings, maps, ...), the limit of --format "
+        "spacy (a bound on the memory its reading takes); split it into smaller DocBins"
+    ]
+
+
+def test_msgpack_values_are_counted_without_unpacking_them() -> None:
+    import srsly
+
+    value = {"id": "d1", "list": [1, -1, 300, 2.5, None, True, "x" * 40, b"y" * 300, [], {}], "big": 2**40}
+    assert docbin_limits.msgpack_values(srsly.msgpack.packb(value), 100) == 1 + 2 * 3 + 10
+    empty_maps, huge_array = b"\x80" * 1000, b"\xdd\xff\xff\xff\xff"
+    assert docbin_limits.msgpack_values(empty_maps + huge_array, 10) == 1  # one value: an empty map
+    assert docbin_limits.msgpack_values(huge_array + empty_maps, 10) == 11  # counted to the limit + 1
+    inflated = docbin_limits.Inflated(zlib.compress(srsly.msgpack.packb(value)))
+    assert docbin_limits.msgpack_values(inflated, 100) == 17

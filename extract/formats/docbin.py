@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from deppath.extraction import extract_doc
 from deppath.labels import check_label_set
 from deppath.records import Document, ExtractionResult, Mention
-from extract.formats import ner
+from extract.formats import docbin_limits, ner
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.common import ErrorHandler, nfc, report
 from warehouse.errors import InputError
@@ -147,9 +147,12 @@ class SpacyReader(CorpusReader, PreparsedReader):
         from spacy.tokens import DocBin
 
         try:
-            docbin = DocBin().from_bytes(path.read_bytes())
+            # checked first: spaCy inflates all of it at once
+            docbin = DocBin().from_bytes(docbin_limits.docbin_bytes(path))
         except OSError as exc:
             raise InputError(str(path), None, f"cannot read the file: {exc.strerror}") from None
+        except InputError:
+            raise
         except Exception as exc:  # zlib, msgpack, numpy: whatever the bytes break in the format
             raise InputError(
                 str(path),
@@ -163,7 +166,6 @@ class SpacyReader(CorpusReader, PreparsedReader):
     def _docs(self, path: Path, on_error: ErrorHandler) -> Iterator[Doc]:
         """The file's documents, rebuilt one by one (as DocBin.get_docs does) so that a document that
         cannot be rebuilt is one bad record, named by its position."""
-        import srsly
         from spacy.attrs import ORTH
         from spacy.tokens import Doc
         from spacy.vocab import Vocab
@@ -183,12 +185,7 @@ class SpacyReader(CorpusReader, PreparsedReader):
                 doc = doc.from_array(docbin.attrs, tokens)
                 doc.ents  # noqa: B018 - ValueError (spaCy's E093) for entity tags that begin with I, not B
                 if index < len(docbin.user_data) and docbin.user_data[index] is not None:
-                    # plain maps: the id is all we read (srsly's own decoders look up their registry at
-                    # every call, half the time of a parsed DocBin's load)
-                    user_data = srsly.msgpack.unpackb(
-                        docbin.user_data[index], object_pairs_hook=dict, use_list=False, raw=False
-                    )
-                    doc.user_data.update(user_data)
+                    doc.user_data.update(_user_data(docbin.user_data[index]))
             except Exception as exc:  # a document the bytes do not rebuild
                 report(
                     InputError(
@@ -216,6 +213,16 @@ class SpacyReader(CorpusReader, PreparsedReader):
             Mention(ent.start_char, ent.end_char, nfc(ent.kb_id_), ent.text) for ent in doc.ents if ent.kb_id_
         )
         return Document(given or f"{path.name}:{position}", doc.text, mentions, position)
+
+
+def _user_data(packed: bytes) -> dict:
+    """A document's user_data (ValueError past MAX_USER_DATA_VALUES values), read with plain maps: the id
+    is all the reader needs (srsly's own decoders look up their registry at every call, half the time of
+    a parsed DocBin's load)."""
+    import srsly
+
+    docbin_limits.check_user_data(packed)
+    return srsly.msgpack.unpackb(packed, object_pairs_hook=dict, use_list=False, raw=False)
 
 
 class _Fatal(Exception):
