@@ -23,6 +23,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -505,7 +506,7 @@ def cli(
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except (DemoError, ValueError, RuntimeError) as exc:
-        console.print(f"[bold red]demo failed:[/] {exc}")
+        console.print(f"[bold red]demo failed:[/] {escape(str(exc))}")
         return 1
     print_summary(summary, console)
     if not summary.n_candidates:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -380,6 +381,52 @@ def test_every_out_option_refuses_a_broken_link() -> None:
     assert len(found) >= 18, found
     plain = {where: kind for where, kind in found.items() if kind not in ("OUTPUT_FOLDER", "OUTPUT_FILE")}
     assert plain == {}
+
+
+# the [spark] extra absent, whatever this venv holds: its modules cannot be imported
+NO_SPARK_EXTRA = """
+import sys
+from importlib.machinery import PathFinder
+class NoSparkExtra(PathFinder):
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] in ("pyspark", "py4j"):
+            return None
+        return PathFinder.find_spec(name, path, target)
+sys.meta_path[:] = [NoSparkExtra if finder is PathFinder else finder for finder in sys.meta_path]
+"""
+NO_SPARK_LINE = (
+    "error: the spark engine (--engine spark, SHERLIIC_ENGINE=spark) needs the [spark] extra, and pyspark "
+    "is not installed: install it with `make spark-deps`"
+)
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("extract.cli", ["--engine", "spark", "batches"]),
+        ("warehouse.export", ["--engine", "spark", "--out", "{tmp}/export"]),
+        ("demo.job", ["--out", "{tmp}/demo"]),
+        ("warehouse.dbt", ["run"]),
+    ],
+)
+def test_the_spark_engine_without_its_extra_is_one_line(tmp_path: Path, module: str, args: list[str]) -> None:
+    script = f"{NO_SPARK_EXTRA}from {module} import main\nsys.exit(main(sys.argv[1:]))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", script, *(arg.replace("{tmp}", str(tmp_path)) for arg in args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(SHERLIIC_ENGINE="spark"),
+        cwd=PROJECT_ROOT,
+    )
+    assert_one_clean_line(result, NO_SPARK_LINE)
+    assert not (tmp_path / "demo").exists()  # refused before the demo wrote anything
+    script = f"{NO_SPARK_EXTRA}from warehouse import read_mart\nread_mart('relations', engine='spark')\n"
+    api = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert api.stderr.splitlines()[-1].startswith(
+        "warehouse.errors.ConfigurationError: " + NO_SPARK_LINE.removeprefix("error: ")
+    )
 
 
 def test_the_url_command_hides_the_password_unless_asked(tmp_path: Path) -> None:

@@ -174,6 +174,7 @@ def target_options(*, engines: tuple[str, ...] = ("postgres",), build: bool = Fa
                     f"this command works on {' or '.join(engines)} only, not on {target.engine} "
                     "(SHERLIIC_ENGINE)"
                 )
+            target.require_installed()
             return function(*args, target=target, **kwargs)
 
         command = database_url_option(with_target)

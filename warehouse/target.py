@@ -240,6 +240,12 @@ class Target:
         with self.connect(read_only=read_only) as conn:
             yield Marts(self, conn)
 
+    def require_installed(self) -> None:
+        """ConfigurationError unless this Target's engine can run here (on Spark: the [spark] extra is
+        installed), so that a command says so in one line before it starts."""
+        if self.engine == "spark":
+            spark_engine.require_spark_extra()
+
     def _require(self, engine: str) -> None:
         if self.engine != engine:
             raise ConfigurationError(f"this needs the {engine} engine; the target is {self.describe()}")
