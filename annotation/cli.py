@@ -8,12 +8,19 @@ from pathlib import Path
 
 import click
 
-from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.command_line import (
+    CONTEXT,
+    OUTPUT_FILE,
+    OUTPUT_FOLDER,
+    json_object,
+    run,
+    target_options,
+    version_option,
+)
 from warehouse.settings import out_folder, require_shared_data
 from warehouse.target import Target
 
 TASKS = click.Choice(["sherliic", "zeichner"])
-CSV_PATH = click.Path(dir_okay=False, path_type=Path)
 
 
 def annotation_out() -> Path:
@@ -55,7 +62,7 @@ def cli() -> None:
     help="Strata drawn round-robin.",
 )
 @_task_option()
-@click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
+@click.option("--out", type=OUTPUT_FILE, help="CSV path (default out/annotation/<batch>.csv).")
 @target_options(build=True)
 def sample(
     batch: str,
@@ -92,7 +99,7 @@ def sample(
 
 @cli.command()
 @click.option("--batch", required=True, help="Batch name.")
-@click.option("--out", type=CSV_PATH, help="CSV path (default out/annotation/<batch>.csv).")
+@click.option("--out", type=OUTPUT_FILE, help="CSV path (default out/annotation/<batch>.csv).")
 @target_options()
 def export(batch: str, out: Path | None, target: Target) -> None:
     """Write a batch's crowdsourcing CSV again."""
@@ -171,7 +178,7 @@ def aggregate(task: str, dbt_vars: dict | None, target: Target) -> None:
 @_task_option()
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     help="Folder (default out/annotation/<task>_dataset).",
 )
 @target_options()

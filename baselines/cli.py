@@ -26,7 +26,7 @@ from baselines.lm.plan import LmSettings
 from baselines.lm.selection import pd_cv_evaluation
 from baselines.registry import Context, get, resolve
 from warehouse.builds import BuildRef, check_same_build
-from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.errors import InputError
 from warehouse.marts import Marts
 from warehouse.settings import out_folder, shared_data_dir
@@ -222,7 +222,7 @@ def evaluation_options(function: Callable) -> Callable:
         click.option("--no-lemma", is_flag=True, help="Do not combine with Lemma."),
         click.option(
             "--out",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=OUTPUT_FOLDER,
             default=out_folder,
             show_default="out",
             help="Output folder.",

@@ -40,7 +40,7 @@ from baselines.evaluate import evaluate_baseline
 from baselines.lm.plan import LmSettings
 from baselines.registry import REGISTRY, Context, ResourceMissing, register
 from warehouse.builds import BuildRef
-from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -300,7 +300,7 @@ def write_report(
 @version_option
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     help="Output folder (default out/combination).",
 )
 @target_options(engines=ENGINES, build=True)

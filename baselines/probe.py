@@ -36,7 +36,7 @@ from baselines.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, r
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
 from baselines.metrics import auc_normalized, roc_auc
 from baselines.registry import Context, register
-from warehouse.command_line import CONTEXT, run, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, version_option
 from warehouse.settings import out_folder, shared_data_dir
 
 if TYPE_CHECKING:
@@ -312,9 +312,7 @@ def probe_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
     type=click.Path(file_okay=False, path_type=Path),
     help="The shared data folder (default: SHERLIIC_DATA, else ../shared/data).",
 )
-@click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default out/probe)."
-)
+@click.option("--out", type=OUTPUT_FOLDER, help="Output folder (default out/probe).")
 def cli(shared_data: Path | None, out: Path | None) -> None:
     """Hypothesis-only probe (`make probe`): artefact strength per benchmark.
 

@@ -27,7 +27,7 @@ from baselines.datasets import items_frame, read_sherliic_tsv
 from baselines.distributional import compute_scores
 from baselines.registry import REGISTRY, ResourceMissing
 from deppath.paths import canonical_path
-from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -255,7 +255,7 @@ def write(result: dict, out_dir: Path) -> tuple[Path, Path]:
 @target_options(engines=ENGINES)
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

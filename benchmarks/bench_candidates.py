@@ -48,7 +48,7 @@ from benchmarks.profile_candidates import (
 )
 from benchmarks.reference import compare_with_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
-from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
@@ -456,7 +456,7 @@ class Options:
 @click.option("--keep", is_flag=True, help="Keep the bench databases.")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

@@ -25,7 +25,7 @@ from deppath.records import Document
 from extract.loading import load_corpus
 from warehouse import command_line
 from warehouse.batch_store import open_batch_store
-from warehouse.command_line import CONTEXT, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, target_options, version_option
 from warehouse.settings import out_folder
 from warehouse.target import Target
 
@@ -122,7 +122,7 @@ def markdown(result: dict) -> str:
 @click.option("--repeats", type=int, default=2, show_default=True, help="Interleaved repeats, best of each.")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

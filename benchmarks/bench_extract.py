@@ -31,7 +31,7 @@ from extract.pipeline import Extraction, extract_documents
 from extract.postgres_load import write_corpus
 from warehouse import command_line
 from warehouse.batch_store import BatchClaim, PostgresBatchWriter, open_batch_store
-from warehouse.command_line import CONTEXT, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, target_options, version_option
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import Target
 
@@ -201,7 +201,7 @@ def markdown(result: dict) -> str:
 @click.option("--no-fidelity", is_flag=True, help="Skip the SherLIiC path-fidelity part.")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

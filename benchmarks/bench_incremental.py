@@ -39,7 +39,7 @@ import click
 
 from benchmarks.profile_candidates import MARTS_SELECTOR, median_run, profile_dbt_run, repeat_option
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
-from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.scratch import database_snapshot, scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import Target
@@ -300,7 +300,7 @@ def repeats(row: dict) -> str:
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

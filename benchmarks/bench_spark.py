@@ -38,7 +38,7 @@ from extract.loading import load_corpus
 from extract.pipeline import Extraction
 from extract.spark_tasks import is_record, partition_records
 from warehouse.batch_store import MAX_KEPT_ERRORS
-from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
@@ -422,7 +422,7 @@ def dbt_markdown(rows: list[dict]) -> list[str]:
 @click.option("--skip-extraction", is_flag=True)
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

@@ -36,7 +36,7 @@ import click
 import psutil
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
-from warehouse.command_line import CONTEXT, json_object, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.dbt import dbt_output, run_dbt
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
@@ -434,7 +434,7 @@ def profile_size(target: Target, n_instances: int, args: Options, dbt_vars: dict
 @click.option("--vars", "dbt_vars", default="{}", callback=json_object, help="dbt vars as JSON.")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "bench",
     show_default="out/bench",
 )

@@ -23,13 +23,14 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from demo import generator
 from demo.relations import PLANTED_RULES, PlantedRule, noise_paths, related_paths
 from extract.loading import load_corpus, load_types
-from warehouse.command_line import CONTEXT, run, target_options, version_option
+from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.dbt import run_dbt
 from warehouse.errors import DatabaseUnavailable
 from warehouse.marts import Marts
@@ -476,9 +477,7 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
 )
 @click.option("--seed", type=int, default=generator.DEFAULT_SEED, show_default=True, help="Generator seed.")
 @click.option("--processes", type=int, default=2, show_default=True, help="spaCy processes.")
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="Output folder (default out/demo)."
-)
+@click.option("--out", type=OUTPUT_FOLDER, default=None, help="Output folder (default out/demo).")
 @click.option("--dbt-verbose", is_flag=True, help="Show dbt's own log lines.")
 @target_options(engines=ENGINES)
 def cli(
@@ -507,7 +506,7 @@ def cli(
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except (DemoError, ValueError, RuntimeError) as exc:
-        console.print(f"[bold red]demo failed:[/] {exc}")
+        console.print(f"[bold red]demo failed:[/] {escape(str(exc))}")
         return 1
     print_summary(summary, console)
     if not summary.n_candidates:

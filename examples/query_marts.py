@@ -18,7 +18,7 @@ import click
 import pandas as pd
 
 from warehouse import MartError, list_marts, open_warehouse
-from warehouse.command_line import run, target_options, version_option
+from warehouse.command_line import OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
@@ -117,7 +117,7 @@ def plot_scores(candidates: pd.DataFrame, path: Path) -> Path:
 @click.option("--top", default=10, show_default=True, help="How many of the best candidates to list.")
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=OUTPUT_FOLDER,
     default=lambda: out_folder() / "examples",
     help="Folder of the plot.",
 )

@@ -27,6 +27,7 @@ from deppath.records import Document, Mention
 from extract.formats import reader
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.common import ErrorHandler, check_document, check_input_file, nfc, report
+from extract.formats.docbin import SpacyReader
 from extract.pipeline import Extraction
 from warehouse.batch_store import MAX_KEPT_ERRORS, BatchSummary, BatchWriter
 from warehouse.errors import InputError
@@ -92,6 +93,8 @@ class CorpusPlan:
         """The file's documents (with a preparsed reader: (document, extraction result) pairs), in file
         order, each checked like any record and in canonical form, each id once within the corpus (the
         corpus's loaded documents through ``writer``), at most ``limit`` of them."""
+        if isinstance(self.reader, SpacyReader) and not self.options["ner_mentions"]:
+            self.reader.require_linked_entities(self.path)  # else its documents would have no mention
         if isinstance(self.reader, PreparsedReader) and (
             self.extraction is None or self.reader.brings_parses(self.path)
         ):

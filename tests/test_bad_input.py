@@ -470,6 +470,23 @@ def test_facc1_nan_posterior_is_refused(fresh_target, tmp_path, capsys):
     assert code == 2 and "Invalid value for '--min-posterior': nan is not a finite number" in err
 
 
+@pytest.mark.parametrize("codec", ["rot13", "base64", "no-such-codec"])
+def test_facc1_encoding_that_is_not_a_text_encoding(fresh_target, tmp_path, capsys, codec):
+    """rot13 and base64 are codecs Python knows, but they do not turn bytes into text."""
+    docs = FORMATS / "facc1_docs"
+    lines = (docs / "annotations.tsv").read_text(encoding="utf-8").splitlines()
+    cols = lines[0].split("\t")
+    cols[1] = codec
+    path = tmp_path / "annotations.tsv"
+    path.write_text("\t".join(cols) + "\n", encoding="utf-8")
+    code, err = _extract(
+        fresh_target, capsys, "corpus", "--format", "facc1", "--docs-dir", str(docs), str(path)
+    )
+    (line,) = _error_lines(err)
+    assert code == 2 and line.startswith(f"error: {path}:1: unknown text encoding {codec!r}"), err
+    assert _batches(fresh_target)[-1][0] == "failed"
+
+
 # -- 11. multi-file loads, timestamps, spreadsheet formulas -----------------------------------------------
 def test_multi_file_load_names_the_files_not_tried(fresh_target, tmp_path, capsys):
     first, bad, third = (tmp_path / f"{n}.jsonl" for n in ("first", "bad", "third"))

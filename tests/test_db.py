@@ -4,13 +4,16 @@ profile env."""
 from __future__ import annotations
 
 import pickle
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from warehouse import server
-from warehouse.errors import ConfigurationError
+from warehouse import db_cli, server
+from warehouse.errors import ConfigurationError, DatabaseUnavailable
 from warehouse.target import Target
 
 
@@ -73,6 +76,17 @@ def test_bad_settings_are_one_line_without_the_password(environ, flags, message)
         Target.from_environment(environ, **flags)
     assert message in str(raised.value)
     assert "hunter2" not in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_message_about_a_url_hides_every_part_of_its_password():
+    """libpq ends a password at its first '@' and takes the rest for the host: a message quoting that host
+    shows no part of the password either."""
+    url = "postgresql://alice:hunter2@Tr0ub4dor@127.0.0.1:1/x"
+    reason = "failed to resolve host 'Tr0ub4dor@127.0.0.1': Name or service not known"
+    assert server.hide_passwords(reason, url) == reason.replace("Tr0ub4dor", "***")
+    assert server.hide_passwords("failed to resolve host 'ab@h'", "postgresql://alice:hunter2@ab@h/x") == (
+        "(details hidden: they would show the password)"
+    )
 
 
 def test_describe_never_shows_the_password():
@@ -148,3 +162,90 @@ def test_a_fresh_embedded_server_starts_with_the_build_settings(tmp_path):
             assert conn.execute("select pg_postmaster_start_time()").fetchone()[0] == started_at
     finally:
         server.stop_embedded_server(pgdata)
+
+
+# -- the embedded server after a crash ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def stopped_pgdata(tmp_path_factory) -> Path:
+    """A data directory the embedded server has made and stopped, which can also be started held in
+    recovery: wal_level=replica (a server in recovery replays no WAL of wal_level=minimal) and hot_standby
+    off (no connection while it recovers)."""
+    pgdata = tmp_path_factory.mktemp("stopped") / "pgdata"
+    url = server.embedded_server_url(pgdata)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("alter system set wal_level = replica")
+        conn.execute("alter system set hot_standby = off")
+    server._pg_ctl(pgdata, "-w", "restart", "-m", "fast", "-l", str(pgdata / "log"))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("checkpoint")
+    server.stop_embedded_server(pgdata)
+    return pgdata
+
+
+def copy_of(pgdata: Path, tmp_path: Path) -> Path:
+    """A copy of `pgdata` beside it (where the server's own user may go, when the tests run as root)."""
+    copy = pgdata.parent / tmp_path.name
+    subprocess.run(["cp", "-a", str(pgdata), str(copy)], check=True)  # -a: the server's user owns it
+    return copy
+
+
+def start_in_recovery(pgdata: Path) -> None:
+    """Start the server of `pgdata` held in recovery (a standby with nothing to replay): its postmaster
+    runs, and postmaster.pid says it is not ready, as during the recovery after a crash."""
+    (pgdata / "standby.signal").touch()
+    server._pg_ctl(pgdata, "-w", "-o", f"-k {pgdata}", "-o", '-h ""', "-l", str(pgdata / "log"), "start")
+    assert server.postmaster_state(pgdata) == "standby"
+
+
+def test_a_start_while_the_server_recovers_waits_for_it(stopped_pgdata, tmp_path) -> None:
+    pgdata = copy_of(stopped_pgdata, tmp_path)
+    start_in_recovery(pgdata)
+    try:
+        recovered = threading.Timer(1.5, server._pg_ctl, (pgdata, "-w", "promote"))
+        recovered.start()
+        started = time.monotonic()
+        url = server.embedded_server_url(pgdata)
+        assert time.monotonic() - started >= 1.0
+        recovered.join()
+        with psycopg.connect(url) as conn:
+            assert conn.execute("select pg_is_in_recovery()").fetchone()[0] is False
+    finally:
+        server.stop_embedded_server(pgdata)
+
+
+def test_a_recovery_longer_than_the_wait_is_one_line(stopped_pgdata, tmp_path, monkeypatch, capsys) -> None:
+    pgdata = copy_of(stopped_pgdata, tmp_path)
+    start_in_recovery(pgdata)
+    monkeypatch.setattr(server, "START_WAIT", 2.0)
+    monkeypatch.setenv("SHERLIIC_PGDATA", str(pgdata))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    try:
+        assert db_cli.main(["start"]) == 2
+    finally:
+        server.stop_embedded_server(pgdata)
+    note, error = capsys.readouterr().err.splitlines()
+    assert note == f"the embedded server in {pgdata} is standby (recovering from a crash, or starting); " + (
+        "waiting for it (at most 2 s)"
+    )
+    assert error == (
+        f"error: the embedded server in {pgdata} is still standby after 2 s (the recovery after a crash can "
+        f"take longer; its log: {pgdata / 'log'}); try again once it is ready"
+    )
+
+
+def test_a_failed_start_names_its_own_cause_not_an_old_log_line(stopped_pgdata, tmp_path) -> None:
+    """The server log keeps every start's lines: the cause comes from this start's, with advice for it."""
+    pgdata = copy_of(stopped_pgdata, tmp_path)
+    with (pgdata / "log").open("a") as log:
+        log.write(
+            '2026-01-01 00:00:00 UTC [1] FATAL:  could not open file "base/1/1259": Permission denied\n'
+        )
+    with (pgdata / "postgresql.auto.conf").open("a") as conf:
+        conf.write("shared_buffers = 'plenty'\n")
+    with pytest.raises(DatabaseUnavailable) as raised:
+        server.embedded_server_url(pgdata)
+    message = str(raised.value)
+    assert f"cannot start the embedded server in {pgdata}: " in message
+    assert f'FATAL:  configuration file "{pgdata}/postgresql.auto.conf" contains errors' in message
+    assert message.endswith(f"; its log, {pgdata / 'log'}, says more (or set DATABASE_URL to another server)")
+    assert "Permission denied" not in message and "writable" not in message

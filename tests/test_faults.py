@@ -10,6 +10,7 @@ which a load takes only after every document is parsed and its sentences and ins
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,8 +22,10 @@ from pathlib import Path
 import pytest
 
 from demo import generator
+from warehouse import server
 from warehouse.target import Target
 
+PROJECT = Path(__file__).parent.parent
 DOCUMENTS = 1500  # enough for several worker tasks (256 documents each) per worker
 WAIT = 120  # seconds for a state to be reached
 
@@ -248,6 +251,59 @@ def test_sigkill_mid_load_leaves_nothing_behind_and_a_rerun_loads_once(fresh_tar
     again = subprocess.run([*command, str(corpus)], env=env, capture_output=True, text=True)
     assert again.returncode == 0 and "already loaded as batch" in again.stderr
     assert raw_counts(fresh_target) == counts
+
+
+def orphans(moment: str, command: list[str], env: dict[str, str]) -> dict:
+    """tests/orphans.py's report on `command` SIGKILLed at `moment`: which descendants outlived it, and
+    for how long."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.orphans", moment, *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=PROJECT,
+    )
+    return json.loads(done.stdout)
+
+
+@pytest.mark.slow
+def test_no_process_of_a_sigkilled_loader_outlives_it(fresh_target, corpus):
+    """SIGKILL of a `--processes 2` load (with its progress bar, whose thread runs while the pool forks)
+    while the pool forks its workers (one forked and the other not yet; both forked, maybe before they
+    armed their death signal) and while they parse: every descendant ends within a second. The loader runs
+    under tests/orphans.py, a subreaper that inherits each orphan and sees it end."""
+    load = [str(Path(sys.executable).parent / "sherliic-extract"), "corpus", "--format", "jsonl"]
+    env = {**os.environ, "DATABASE_URL": fresh_target.url()}
+    for moment in ("first_child", "two_children", "working"):
+        report = orphans(moment, [*load, "--processes", "2", str(corpus)], env)
+        assert report["moment"] == moment and len(report["descendants"]) >= 1, report
+        assert report["left"] == [] and report["seconds"] < 1.0, report
+    assert raw_counts(fresh_target)["loaded"] == 0
+
+
+@pytest.mark.slow
+def test_a_loader_killed_while_it_starts_the_embedded_server(corpus, tmp_path):
+    """What a loader starts for the embedded server is not one of its workers: initdb (or pg_ctl) finishes
+    the server's start on its own once the loader is gone (a data directory initialised half-way would
+    not start again), then ends; the next command finds the server and uses it."""
+    pgdata = tmp_path / "pgdata"
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    env["SHERLIIC_PGDATA"] = str(pgdata)
+    load = [str(Path(sys.executable).parent / "sherliic-extract"), "corpus", "--format", "jsonl"]
+    report = orphans("child:initdb", [*load, "--processes", "2", str(corpus)], env)
+    try:
+        assert report["moment"] == "child:initdb" and report["left"] == [], report
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "sherliic-extract"), "--quiet", "summary"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+    finally:
+        server.stop_embedded_server(pgdata)
 
 
 @pytest.mark.parametrize("group", [True, False], ids=["process_group", "loader_only"])

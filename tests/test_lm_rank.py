@@ -78,6 +78,20 @@ def test_typed_rules_become_readable_sentences() -> None:
     ) == ("A is defeating B", "A is beating team B")
 
 
+def test_no_train_without_a_cached_run_is_one_line(fresh_target, tmp_path, monkeypatch, capsys) -> None:
+    from baselines.lm import cli as lm_cli
+
+    sample = Path(__file__).parent / "fixtures" / "benchmarks" / "sherliic_dev_sample.tsv"
+    load_benchmark(fresh_target, sample, "sherliic_tsv", dataset="sherliic", split="dev")
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))  # an empty run cache
+    code = lm_cli.main(["rank", "--no-train", "--no-plot", "--database-url", fresh_target.url()])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert err.startswith("error: --no-train: the verifier minilm [x, which means that y] sherliic #"), err
+    assert err.endswith(f"(run cache {tmp_path}/lm/runs); leave --no-train out to train and cache it first\n")
+    assert len(err.splitlines()) == 1
+
+
 # ---------------------------------------------------------------- scoring backends
 
 
@@ -122,6 +136,39 @@ def test_backends_agree_and_batches_do_not_change_scores(lm_cache: Path) -> None
         premises, hypotheses
     )
     np.testing.assert_allclose(twice, torch_scores, atol=1e-12, rtol=0)
+
+
+@needs_lm
+def test_a_damaged_onnx_export_is_exported_again(lm_cache: Path, capsys) -> None:
+    """A cached export truncated (a full disk, a copy cut short) or emptied is exported again with one line
+    saying so, not a protobuf error; so is an int8 export asked for beside a damaged fp32 one."""
+    from baselines.lm import inference
+    from baselines.lm.rank.bench import bench_run
+
+    run = bench_run("minilm", lm_cache)
+    premises, hypotheses = [p for p, _ in PAIRS], [h for _, h in PAIRS]
+    expected = inference.PairScorer([run], "onnx-fp32", threads=1, cache_dir=lm_cache).score(
+        premises, hypotheses
+    )
+    paths = inference.onnx_paths(run, lm_cache)
+    whole = paths["onnx-fp32"].read_bytes()
+    for damaged, backend, error in (
+        (whole[: len(whole) // 2], "onnx-fp32", "InvalidProtobuf"),
+        (b"", "onnx-fp32", "InvalidArgument"),
+        (whole[:100], "onnx-int8", "ValidationError"),
+    ):
+        paths["onnx-fp32"].write_bytes(damaged)
+        paths["onnx-int8"].unlink(missing_ok=True)
+        capsys.readouterr()
+        scorer = inference.PairScorer([run], backend, threads=1, cache_dir=lm_cache)
+        notes = [line for line in capsys.readouterr().err.splitlines() if "ONNX export" in line]
+        folder = paths["onnx-fp32"].parent
+        assert len(notes) == 1, notes
+        assert notes[0].startswith(f"{folder}: a cached ONNX export cannot be loaded ({error}: "), notes
+        assert notes[0].endswith("; exporting it again"), notes
+        scores = scorer.score(premises, hypotheses)
+        np.testing.assert_allclose(scores, expected, atol=1e-5 if backend == "onnx-fp32" else 0.1, rtol=0)
+    assert paths["onnx-fp32"].read_bytes() == whole  # exported again: the same network
 
 
 @needs_lm

@@ -15,7 +15,14 @@ import psycopg
 import pytest
 
 from warehouse.api import Warehouse, open_warehouse, read_mart, read_sql
-from warehouse.query_guard import QueryRefused, check_query, order_by_clause, statements, where_clause
+from warehouse.query_guard import (
+    QueryRefused,
+    check_query,
+    limit_clause,
+    order_by_clause,
+    statements,
+    where_clause,
+)
 from warehouse.target import Target
 
 CANARY_ROWS = [(1,), (2,), (3,)]
@@ -161,6 +168,29 @@ def test_the_documented_uses_still_work(canary: Target) -> None:
             wh.read_sql("select 1 / 0 as x")
         # each read is a transaction of its own: the connection is usable after an error
         assert len(wh.read_mart("relations")) == 2
+
+
+def test_what_the_driver_would_refuse_is_refused_before_it(canary: Target) -> None:
+    """A % in a quoted value (the driver reads it as a placeholder), placeholders and params that do not
+    match, and a limit larger than the engine's integer are the documented QueryRefused or ValueError, not
+    a driver error (pandas' DatabaseError)."""
+    with pytest.raises(QueryRefused, match=r"quoted value '%buy%' at column 11 holds a %; pass the value"):
+        read_mart("relations", where="path like '%buy%'", target=canary)
+    with pytest.raises(QueryRefused, match=r"has 1 %s placeholder\(s\) but params gives 0 value"):
+        read_mart("relations", where="rel_id = %s", target=canary)
+    with pytest.raises(QueryRefused, match=r"has 1 %s placeholder\(s\) but params gives 2 value"):
+        read_mart("relations", where="rel_id = %s", params=[1, 2], target=canary)
+    with pytest.raises(QueryRefused, match="no where condition to bind them to"):
+        read_mart("relations", params=[1], target=canary)
+    with pytest.raises(QueryRefused, match="params must be a list of values, got the string 'a'"):
+        read_mart("relations", where="path = %s", params="a", target=canary)
+    with pytest.raises(ValueError, match="at most 9,223,372,036,854,775,807 on postgres, got 10000"):
+        read_mart("relations", limit=10**30, target=canary)
+    assert limit_clause(2**63 - 1, "postgres") == f"limit {2**63 - 1}"
+    with pytest.raises(ValueError, match="at most 2,147,483,647 on spark"):
+        limit_clause(2**31, "spark")
+    found = read_mart("relations", where="path like %s", params=["%buy%"], target=canary)
+    assert list(found["rel_id"]) == [1]
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from baselines.rules import RESOURCE_VARIABLES
 from tests.test_cli_style import MODULES, SCRIPTS, _command, _env
 from warehouse import db_cli, server
+from warehouse.api import read_mart
 from warehouse.command_line import check_settings
 from warehouse.errors import ConfigurationError, error_message
 from warehouse.settings import PROFILE_VARIABLES, PROJECT_ROOT, SETTINGS, check_environment
@@ -265,6 +267,25 @@ def test_every_database_url_problem_on_the_command_line_is_one_line(tmp_path: Pa
         assert_one_clean_line(result, expected)
 
 
+AT_PASSWORD = "hunter2@Tr0ub4dor"  # libpq ends a password at its first '@': the rest would be the host
+
+
+@pytest.mark.parametrize("name", ["sherliic-db", "sherliic-extract", "sherliic-export"])
+def test_an_at_sign_in_the_password_shows_no_part_of_it(tmp_path: Path, name: str) -> None:
+    url = f"postgresql://alice:{AT_PASSWORD}@127.0.0.1:1/x"
+    expected = "error: database URL postgresql://alice:***@127.0.0.1:1/x: an '@' in the user name or password"
+    for result in (
+        run_entry(name, COMMANDS[name], tmp_path, DATABASE_URL=url),
+        run_entry(name, [*COMMANDS[name], "--database-url", url], tmp_path),
+    ):
+        for part in AT_PASSWORD.split("@"):
+            assert part not in result.stdout + result.stderr
+        assert_one_clean_line(result, expected)
+    with pytest.raises(ConfigurationError, match="must be written %40") as raised:
+        read_mart("relations", database_url=url)
+    assert not any(part in str(raised.value) for part in AT_PASSWORD.split("@"))
+
+
 @pytest.mark.parametrize(
     ("name", "args", "expected"),
     [
@@ -327,6 +348,84 @@ def test_bad_paths_are_one_line(
         kept = [line for line in result.stderr.splitlines() if line.strip() and "doc/s]" not in line]
         result.stderr = "".join(line + "\n" for line in kept)
     assert_one_clean_line(result, expected.replace("{tmp}", str(tmp_path)))
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("sherliic-export", ["--out", "{tmp}/gone"]),
+        ("sherliic-demo", ["--out", "{tmp}/gone/demo"]),
+        ("sherliic-baselines", ["all", "--no-load", "--out", "{tmp}/gone"]),
+        ("sherliic-annotate", ["export", "--batch", "b1", "--out", "{tmp}/gone/b1.csv"]),
+        ("sherliic-lm", ["rank", "--out", "{tmp}/gone"]),
+    ],
+)
+def test_an_output_path_through_a_broken_link_is_one_line(tmp_path: Path, name: str, args: list[str]) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    result = run_entry(name, args, tmp_path, DATABASE_URL="postgresql://u@127.0.0.1:9/x")
+    assert_one_clean_line(result, "error: ")
+    assert f"Invalid value for '--out': {tmp_path}/gone is a broken symbolic link to {tmp_path}/nowhere" in (
+        result.stderr
+    )
+
+
+def test_every_out_option_refuses_a_broken_link() -> None:
+    """Every command's --out is an OutputPath (warehouse.command_line), not a plain click.Path."""
+    option = re.compile(r"""["']--out["'],(?:\s*["'][^"']*["'],)?\s*type=([\w.]+(?:\([^)]*\))?)""")
+    found = {}
+    for package in (*SOURCE_PACKAGES, "examples"):
+        for path in (PROJECT_ROOT / package).glob("**/*.py"):
+            for match in option.finditer(path.read_text(encoding="utf-8")):
+                found[f"{path.relative_to(PROJECT_ROOT)}:{match.start()}"] = match.group(1)
+    assert len(found) >= 18, found
+    plain = {where: kind for where, kind in found.items() if kind not in ("OUTPUT_FOLDER", "OUTPUT_FILE")}
+    assert plain == {}
+
+
+# the [spark] extra absent, whatever this venv holds: its modules cannot be imported
+NO_SPARK_EXTRA = """
+import sys
+from importlib.machinery import PathFinder
+class NoSparkExtra(PathFinder):
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name.split(".")[0] in ("pyspark", "py4j"):
+            return None
+        return PathFinder.find_spec(name, path, target)
+sys.meta_path[:] = [NoSparkExtra if finder is PathFinder else finder for finder in sys.meta_path]
+"""
+NO_SPARK_LINE = (
+    "error: the spark engine (--engine spark, SHERLIIC_ENGINE=spark) needs the [spark] extra, and pyspark "
+    "is not installed: install it with `make spark-deps`"
+)
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        ("extract.cli", ["--engine", "spark", "batches"]),
+        ("warehouse.export", ["--engine", "spark", "--out", "{tmp}/export"]),
+        ("demo.job", ["--out", "{tmp}/demo"]),
+        ("warehouse.dbt", ["run"]),
+    ],
+)
+def test_the_spark_engine_without_its_extra_is_one_line(tmp_path: Path, module: str, args: list[str]) -> None:
+    script = f"{NO_SPARK_EXTRA}from {module} import main\nsys.exit(main(sys.argv[1:]))\n"
+    result = subprocess.run(
+        [sys.executable, "-c", script, *(arg.replace("{tmp}", str(tmp_path)) for arg in args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(SHERLIIC_ENGINE="spark"),
+        cwd=PROJECT_ROOT,
+    )
+    assert_one_clean_line(result, NO_SPARK_LINE)
+    assert not (tmp_path / "demo").exists()  # refused before the demo wrote anything
+    script = f"{NO_SPARK_EXTRA}from warehouse import read_mart\nread_mart('relations', engine='spark')\n"
+    api = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert api.stderr.splitlines()[-1].startswith(
+        "warehouse.errors.ConfigurationError: " + NO_SPARK_LINE.removeprefix("error: ")
+    )
 
 
 def test_the_url_command_hides_the_password_unless_asked(tmp_path: Path) -> None:

@@ -6,12 +6,15 @@ nothing loaded."""
 from __future__ import annotations
 
 import json
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
 
 from deppath.parsing import load_nlp
 from extract import cli, pipeline
+from extract.formats import docbin_limits
 from extract.loading import load_corpus
 from warehouse.target import Target
 
@@ -40,9 +43,12 @@ def _jsonl(path: Path) -> Path:
     return path
 
 
-def _docbin(path: Path, *, parsed: bool, ids: bool = True, ner: bool = False, docs=None) -> Path:
+def _docbin(
+    path: Path, *, parsed: bool, ids: bool = True, ner: bool = False, docs=None, kb_ids: bool = True
+) -> Path:
     """The DOCUMENTS as a DocBin: parsed by the project's pipeline or only tokenised; linked entities
-    with their kb ids (with ``ner``: the pipeline's other entities too, unlinked)."""
+    with their kb ids (with ``ner``: the pipeline's other entities too, unlinked; without ``kb_ids``: the
+    linked entities lose their kb ids)."""
     from spacy.tokens import DocBin
     from spacy.util import filter_spans
 
@@ -50,7 +56,10 @@ def _docbin(path: Path, *, parsed: bool, ids: bool = True, ner: bool = False, do
     out = []
     for doc_id, text, mentions in docs or DOCUMENTS:
         doc = nlp(text) if parsed else nlp.make_doc(text)
-        linked = [doc.char_span(s, e, label="ORG", kb_id=kb) for s, e, kb in _spans(text, mentions)]
+        linked = [
+            doc.char_span(s, e, label="ORG", kb_id=kb if kb_ids else "")
+            for s, e, kb in _spans(text, mentions)
+        ]
         unlinked = [
             ent for ent in doc.ents if not any(ent.start < m.end and m.start < ent.end for m in linked)
         ]
@@ -148,16 +157,35 @@ def _bad_docbins(tmp_path: Path) -> dict[str, tuple[Path, int | None, str]]:
     DocBin(store_user_data=True, docs=docs).to_disk(integer_id)
     empty = tmp_path / "empty.spacy"
     DocBin().to_disk(empty)
+    i_without_b = _i_without_b(tmp_path / "i_without_b.spacy", bad=2)
+    unlinked = _docbin(tmp_path / "unlinked.spacy", parsed=True, kb_ids=False)
     return {
         "not_a_docbin": (not_docbin, None, "not a spaCy DocBin file (ValueError"),
         "ud_labels": (ud_path, 1, "doc 1: dependency label 'obj' is Universal Dependencies"),
         "mixed": (mixed, 4, "doc 4 has no DEP/TAG/LEMMA annotation while the file's first doc is parsed"),
         "integer_id": (integer_id, 2, "doc 2: user_data 'id' must be a non-empty string, got 2"),
         "empty": (empty, None, "no documents in the file"),
+        "i_without_b": (i_without_b, 2, "doc 2 cannot be read from the DocBin (ValueError: [E093]"),
+        "unlinked": (unlinked, None, "none of the 7 entities of its 3 documents has a kb_id_"),
     }
 
 
-@pytest.mark.parametrize("case", ["not_a_docbin", "ud_labels", "mixed", "integer_id", "empty"])
+def _i_without_b(path: Path, bad: int) -> Path:
+    """The parsed DOCUMENTS as a DocBin whose document `bad` has an entity whose first tag is I, not B."""
+    from spacy.attrs import ENT_IOB
+    from spacy.tokens import DocBin
+
+    docbin = DocBin(store_user_data=True).from_disk(_docbin(path, parsed=True))
+    tokens = docbin.tokens[bad - 1].copy()
+    tokens[0, docbin.attrs.index(ENT_IOB)] = 1  # I: its first token begins an entity
+    docbin.tokens[bad - 1] = tokens
+    docbin.to_disk(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "case", ["not_a_docbin", "ud_labels", "mixed", "integer_id", "empty", "i_without_b", "unlinked"]
+)
 def test_a_bad_docbin_is_one_line_and_nothing_loaded(fresh_target, tmp_path, capsys, case):
     path, where, problem = _bad_docbins(tmp_path)[case]
     code, errors, err = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
@@ -168,3 +196,84 @@ def test_a_bad_docbin_is_one_line_and_nothing_loaded(fresh_target, tmp_path, cap
     with fresh_target.connect() as conn:
         assert conn.execute("select status from raw.load_batches").fetchall() == [("failed",)]
         assert conn.execute("select count(*) from raw.sentences").fetchone()[0] == 0
+
+
+def test_a_document_that_cannot_be_read_is_skipped_with_skip_bad(fresh_target, tmp_path, capsys):
+    """Entity tags that begin with I (spaCy's E093): with --skip-bad that document is one bad record,
+    skipped and counted, also when it is the first one (which decides whether the parses are read)."""
+    path = _i_without_b(tmp_path / "first_bad.spacy", bad=1)
+    code, errors, err = _extract(fresh_target, capsys, "corpus", "--format", "spacy", "--skip-bad", str(path))
+    assert (code, errors) == (0, []) and "Traceback" not in err, err
+    with fresh_target.connect() as conn:
+        documents = [row[0] for row in conn.execute("select document_id from raw.documents order by 1")]
+        bad = conn.execute("select status, n_bad_lines from raw.load_batches").fetchall()
+    assert documents == ["d2", "d3"] and bad == [("loaded", 1)]
+
+
+def test_a_docbin_without_kb_ids_loads_with_ner_mentions(fresh_target, tmp_path, capsys):
+    path = _docbin(tmp_path / "unlinked.spacy", parsed=True, kb_ids=False)
+    code, errors, err = _extract(
+        fresh_target, capsys, "corpus", "--format", "spacy", "--ner-mentions", str(path)
+    )
+    assert (code, errors) == (0, []), err
+    with fresh_target.connect() as conn:
+        assert conn.execute("select count(*) from raw.relation_instances").fetchone()[0] > 0
+
+
+def _zlib_bomb(path: Path, inflated: int) -> Path:
+    """A file of zlib-compressed zeros (`inflated` bytes of them: about a thousandth of that on disk)."""
+    compressor, chunk = zlib.compressobj(9), bytes(1 << 20)
+    with path.open("wb") as out:
+        for _ in range(inflated // len(chunk)):
+            out.write(compressor.compress(chunk))
+        out.write(compressor.flush())
+    return path
+
+
+def test_a_docbin_bomb_is_refused_within_the_declared_memory(fresh_target, tmp_path, capsys, monkeypatch):
+    """A DocBin inflating to more than MAX_DOCBIN_BYTES is refused while a megabyte at a time is inflated
+    (here a limit of 1 MiB and 64 MiB of zeros in a 64 KB file; spaCy alone inflates all of it)."""
+    monkeypatch.setattr(docbin_limits, "MAX_DOCBIN_BYTES", 1 << 20)
+    path = _zlib_bomb(tmp_path / "bomb.spacy", 64 << 20)
+    tracemalloc.start()
+    try:
+        code, errors, err = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and "Traceback" not in err
+    assert errors == [
+        f"error: {path}: the DocBin inflates to more than 1,048,576 bytes, the limit of --format spacy (a "
+        "bound on the memory its reading takes); split it into smaller DocBins"
+    ]
+    assert peak < 16 << 20, f"{peak:,} bytes allocated while reading the DocBin"
+
+
+def test_the_values_a_docbin_unpacks_to_are_bounded(fresh_target, tmp_path, capsys, monkeypatch):
+    """Each msgpack value becomes a Python object (an empty map: 1 byte of msgpack, 64 of memory): the
+    values of a file and of a document's user_data are counted before they are unpacked."""
+    path = _docbin(tmp_path / "news.spacy", parsed=True)
+    monkeypatch.setattr(docbin_limits, "MAX_USER_DATA_VALUES", 2)  # {"id": "d1"}: a map, a key, a value
+    code, errors, _ = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+    assert code == 2 and errors == [
+        f"error: {path}:1: doc 1 cannot be read from the DocBin (ValueError: its user_data holds more than "
+        "2 values)"
+    ]
+    monkeypatch.setattr(docbin_limits, "MAX_DOCBIN_VALUES", 50)
+    code, errors, _ = _extract(fresh_target, capsys, "corpus", "--format", "spacy", str(path))
+    assert code == 2 and errors == [
+        f"error: {path}: the DocBin holds more than 50 values (strings, maps, ...), the limit of --format "
+        "spacy (a bound on the memory its reading takes); split it into smaller DocBins"
+    ]
+
+
+def test_msgpack_values_are_counted_without_unpacking_them() -> None:
+    import srsly
+
+    value = {"id": "d1", "list": [1, -1, 300, 2.5, None, True, "x" * 40, b"y" * 300, [], {}], "big": 2**40}
+    assert docbin_limits.msgpack_values(srsly.msgpack.packb(value), 100) == 1 + 2 * 3 + 10
+    empty_maps, huge_array = b"\x80" * 1000, b"\xdd\xff\xff\xff\xff"
+    assert docbin_limits.msgpack_values(empty_maps + huge_array, 10) == 1  # one value: an empty map
+    assert docbin_limits.msgpack_values(huge_array + empty_maps, 10) == 11  # counted to the limit + 1
+    inflated = docbin_limits.Inflated(zlib.compress(srsly.msgpack.packb(value)))
+    assert docbin_limits.msgpack_values(inflated, 100) == 17

@@ -40,7 +40,14 @@ from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
 from warehouse import server
-from warehouse.query_guard import QueryRefused, check_query, order_by_clause, where_clause
+from warehouse.query_guard import (
+    QueryRefused,
+    check_params,
+    check_query,
+    limit_clause,
+    order_by_clause,
+    where_clause,
+)
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 
@@ -173,12 +180,11 @@ class Warehouse:
         query = f"select {selected} from {self.schema}.{name}"
         if where:
             query += f" where {where_clause(where, available)}"
+        check_params(where, params)
         if order_by:
             query += f" order by {order_by_clause(order_by, available, self._quote)}"
         if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-                raise ValueError(f"limit must be a non-negative integer, got {limit!r}")
-            query += f" limit {limit}"
+            query += f" {limit_clause(limit, self.engine)}"
         return self.read_sql(query, params)
 
     def _quote(self, identifier: str) -> str:

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -118,6 +119,28 @@ def build_option(function: F) -> F:
     )(function)
 
 
+class OutputPath(click.Path):
+    """A path a command writes (``--out``). A broken symbolic link in it (the path itself or a folder
+    above it) is a usage error naming the link and where it points, instead of the bare "File exists"
+    that creating the folder would raise."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        for part in (Path(path), *Path(path).parents):
+            if part.is_symlink() and not part.exists():
+                self.fail(
+                    f"{part} is a broken symbolic link to {os.readlink(part)}; create what it points to, "
+                    "or remove the link",
+                    param,
+                    ctx,
+                )
+        return path
+
+
+OUTPUT_FOLDER = OutputPath(file_okay=False, path_type=Path)  # --out FOLDER
+OUTPUT_FILE = OutputPath(dir_okay=False, path_type=Path)  # --out FILE
+
+
 def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:
     """Callback of an option taking a JSON object (dbt vars): the dict, or a usage error."""
     if value is None:
@@ -151,6 +174,7 @@ def target_options(*, engines: tuple[str, ...] = ("postgres",), build: bool = Fa
                     f"this command works on {' or '.join(engines)} only, not on {target.engine} "
                     "(SHERLIIC_ENGINE)"
                 )
+            target.require_installed()
             return function(*args, target=target, **kwargs)
 
         command = database_url_option(with_target)

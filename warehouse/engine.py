@@ -210,9 +210,22 @@ def dbt_env(settings: SparkSettings) -> dict[str, str]:
     }
 
 
+def require_spark_extra() -> None:
+    """ConfigurationError (one line naming `make spark-deps`) unless the [spark] extra is installed."""
+    try:
+        import pyspark  # noqa: F401 - the [spark] extra; imported only on this engine
+    except ModuleNotFoundError as missing:
+        raise ConfigurationError(
+            f"the spark engine (--engine spark, SHERLIIC_ENGINE=spark) needs the [spark] extra, and "
+            f"{missing.name} is not installed: install it with `make spark-deps` (pip install -e "
+            "'.[spark]'; Java 17), or use the postgres engine"
+        ) from None
+
+
 def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     """The process's Spark session (created on first call) on the settings' catalog. A session that is
     already active (e.g. built by the caller with its own settings) is used as it is."""
+    require_spark_extra()
     from pyspark.sql import SparkSession  # the [spark] extra; imported only on this engine
 
     spark_defaults.quiet_pyspark_warnings()

@@ -71,6 +71,7 @@ from tqdm import tqdm
 from warehouse import builds
 from warehouse.command_line import (
     CONTEXT,
+    OUTPUT_FOLDER,
     run,
     target_options,
     version_option,
@@ -423,7 +424,7 @@ def write_manifest(
 @version_option
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=Path("out/export"),
     show_default=True,
     help="Output folder.",

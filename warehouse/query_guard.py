@@ -3,7 +3,9 @@ orders (``order_by``) of a mart that it can check, on either engine.
 
     check_query("select 1; drop table t", "postgres")       # QueryRefused: one statement per call
     where_clause("alignment = %s and score > 0.5", columns)  # the condition, every name checked
+    check_params("alignment = %s", ["crossed"])               # one value per %s placeholder
     order_by_clause("score desc, candidate_key", columns, quote)
+    limit_clause(10, "postgres")                              # "limit 10": a count the engine takes
 
 The databases enforce the rest: on Postgres every read runs in a read-only transaction as a prepared
 statement (the server refuses a second statement). Spark has no read-only transactions, so there these
@@ -31,6 +33,8 @@ CONDITION_FUNCTIONS = frozenset(
     {"lower", "upper", "length", "abs", "coalesce", "nullif", "round", "greatest", "least"}
 )
 DIRECTIONS = ("asc", "desc")
+# the largest LIMIT each engine takes: Postgres a bigint, Spark an int
+LIMIT_MAX = {"postgres": 2**63 - 1, "spark": 2**31 - 1}
 
 
 class QueryRefused(ValueError):
@@ -180,6 +184,12 @@ def _tokens(text: str, what: str) -> Iterable[tuple[str, str, int]]:
                 f"{what} {text!r}: cannot check the text at column {i + 1} ({text[i : i + 12]!r}); use "
                 "column names, %s placeholders with params, and plain operators"
             )
+        if match.lastgroup == "string" and "%" in match.group(0):
+            # the driver reads % as the start of a placeholder (Postgres) and Spark's ? stands for %s
+            raise QueryRefused(
+                f"{what} {text!r}: the quoted value {match.group(0)} at column {i + 1} holds a %; pass the "
+                "value as a parameter instead (e.g. where='path like %s', params=['%buy%'])"
+            )
         if match.lastgroup != "space":
             yield match.lastgroup, match.group(0), i + 1
         i = match.end()
@@ -217,6 +227,32 @@ def where_clause(where: str, columns: Sequence[str]) -> str:
     if not tokens:
         raise QueryRefused("where is empty; leave it out to read every row")
     return where
+
+
+def check_params(where: str | None, params: Sequence | None) -> None:
+    """QueryRefused unless `params` holds one value per ``%s`` placeholder of `where` (a string is not a
+    list of values)."""
+    if isinstance(params, (str, bytes)):
+        raise QueryRefused(f"params must be a list of values, got the string {params!r}")
+    wanted = sum(kind == "placeholder" for kind, _, _ in _tokens(where, "where")) if where else 0
+    given = 0 if params is None else len(params)
+    if given != wanted:
+        raise QueryRefused(
+            f"where {where!r} has {wanted} %s placeholder(s) but params gives {given} value(s)"
+            if where
+            else f"params gives {given} value(s) but there is no where condition to bind them to"
+        )
+
+
+def limit_clause(limit: int, engine: str) -> str:
+    """``limit N`` for a count `engine` takes (ValueError otherwise: not an int, negative, or more than
+    LIMIT_MAX)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= LIMIT_MAX[engine]:
+        raise ValueError(
+            f"limit must be a non-negative integer of at most {LIMIT_MAX[engine]:,} on {engine}, "
+            f"got {limit!r}"
+        )
+    return f"limit {limit}"
 
 
 def order_by_clause(

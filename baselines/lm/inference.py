@@ -26,14 +26,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import onnx.checker
 import onnxruntime
 import torch
+from google.protobuf.message import DecodeError
+from onnxruntime.capi.onnxruntime_pybind11_state import Fail, InvalidArgument, InvalidGraph, InvalidProtobuf
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from baselines.lm import encoder
@@ -180,6 +184,33 @@ def export_encoder_onnx(model: str, backend: str, cache_dir: Path = DEFAULT_CACH
     )
 
 
+# what a damaged export raises (a file truncated or emptied by a full disk or a copy): ONNX Runtime when
+# loading it, onnx when quantizing from it
+DAMAGED_EXPORT = (
+    InvalidArgument, InvalidGraph, InvalidProtobuf, Fail, onnx.checker.ValidationError, DecodeError,
+)  # fmt: skip
+
+
+def cached_session(paths: dict[str, Path], export: Callable[[], Path], threads: int):
+    """A session on the export `export()` returns (one of `paths`). An export of the cache that cannot be
+    loaded is exported again, with one line on stderr saying so: the exports of `paths` are removed
+    (the int8 one is made from the fp32 one) and made anew."""
+    try:
+        return onnx_session(export(), threads)
+    except DAMAGED_EXPORT as damaged:
+        folder = paths["onnx-fp32"].parent
+        reason = " ".join(str(damaged).split())[:200]
+        print(
+            f"{folder}: a cached ONNX export cannot be loaded ({type(damaged).__name__}: {reason}); "
+            "exporting it again",
+            file=sys.stderr,
+            flush=True,
+        )
+        for path in paths.values():
+            path.unlink(missing_ok=True)
+        return onnx_session(export(), threads)
+
+
 def onnx_session(path: Path, threads: int) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
@@ -207,7 +238,9 @@ class RunScorer:
             torch.set_num_threads(threads)
             self._torch = encoder.load_weights(run.model, run.weights, cache_dir).cpu().eval()
         else:
-            self._session = onnx_session(export_onnx(run, backend, cache_dir), threads)
+            self._session = cached_session(
+                onnx_paths(run, cache_dir), lambda: export_onnx(run, backend, cache_dir), threads
+            )
 
     def logits(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.backend == "torch":
@@ -246,7 +279,11 @@ class SentenceEmbedder:
             torch.set_num_threads(threads)
             self._torch = _Embedder(encoder.load_encoder(model, cache_dir)).cpu().eval()
         else:
-            self._session = onnx_session(export_encoder_onnx(model, backend, cache_dir), threads)
+            self._session = cached_session(
+                encoder_onnx_paths(model, cache_dir),
+                lambda: export_encoder_onnx(model, backend, cache_dir),
+                threads,
+            )
 
     def _embed(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         if self.backend == "torch":

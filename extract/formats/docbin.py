@@ -4,7 +4,8 @@ the ``.spacy`` files of spaCy pipelines and training data).
 - Mentions: the document's entities (``doc.ents``) that carry a knowledge-base id (``ent.kb_id_``, from
   an entity linker or set by hand): the kb id is the entity id, the entity's text its name. Entities
   without a kb id are plain NER entities: ``--ner-mentions`` adds them (id = normalised name) and
-  ``--ner-types`` types the linked mentions with their entity label.
+  ``--ner-types`` types the linked mentions with their entity label. A file in which no entity has a kb
+  id is refused (its documents would load without a mention) unless ``--ner-mentions`` is given.
 - Parses: when the file's documents carry a dependency parse with tags and lemmas (what the paths are
   made of: ``doc.has_annotation("DEP")``, ``"TAG"`` and ``"LEMMA"``, e.g. docs saved from a pipeline
   with a parser), the paths come from that parse and spaCy does not run; the labels must be ClearNLP
@@ -15,7 +16,8 @@ the ``.spacy`` files of spaCy pipelines and training data).
   ``store_user_data=True``), else ``<file name>:<n>``. ``n``, the document's position in the file
   (1-based), stands where other formats give a line number: errors read ``FILE:n: problem``.
 
-A file that is not a DocBin, and a document that cannot be rebuilt from it, are refused in one line.
+A file that is not a DocBin, and a document that cannot be rebuilt from it (also: entity tags that begin
+with I instead of B), are refused in one line; with ``--skip-bad`` such a document is skipped and counted.
 The file's checksum is over its bytes (it is binary).
 """
 
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING
 from deppath.extraction import extract_doc
 from deppath.labels import check_label_set
 from deppath.records import Document, ExtractionResult, Mention
-from extract.formats import ner
+from extract.formats import docbin_limits, ner
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.common import ErrorHandler, nfc, report
 from warehouse.errors import InputError
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, DocBin
 
 PARSE = ("DEP", "TAG", "LEMMA")  # the annotation the paths are made of
+BEGIN = 3  # spaCy's ENT_IOB value of an entity's first token
 
 
 class SpacyReader(CorpusReader, PreparsedReader):
@@ -47,10 +50,38 @@ class SpacyReader(CorpusReader, PreparsedReader):
         self._loaded: tuple[Path, DocBin] | None = None  # the file read last (its parse is looked at first)
 
     def brings_parses(self, path: Path) -> bool:
-        """Whether the file is read with its own parses: its first document has one."""
-        for doc in self._docs(Path(path), None):
+        """Whether the file is read with its own parses: its first readable document has one (a document
+        that cannot be read is reported when the file is read)."""
+        for doc in self._docs(Path(path), lambda error: None):
             return all(doc.has_annotation(attr) for attr in PARSE)
         return False
+
+    def require_linked_entities(self, path: Path) -> None:
+        """InputError unless some entity of the file has a kb id: its mentions are the linked entities, so
+        a file without one would load its documents without a mention (the loader skips this check when
+        --ner-mentions takes the NER entities as mentions)."""
+        from spacy.attrs import ENT_IOB, ENT_KB_ID
+
+        path = Path(path)
+        docbin = self._docbin(path)
+        if not docbin.tokens:
+            return  # no documents: the load says so
+        if ENT_KB_ID in docbin.attrs:
+            column = docbin.attrs.index(ENT_KB_ID)
+            if any(tokens[:, column].any() for tokens in docbin.tokens):
+                return
+        entities = 0
+        if ENT_IOB in docbin.attrs:
+            column = docbin.attrs.index(ENT_IOB)
+            entities = sum(int((tokens[:, column] == BEGIN).sum()) for tokens in docbin.tokens)
+        raise InputError(
+            str(path),
+            None,
+            f"none of the {entities} entities of its {len(docbin.tokens)} documents has a kb_id_, and "
+            "the mentions of --format spacy are entities linked to a knowledge base: set each entity's "
+            "kb id (doc.ents = [doc.char_span(start, end, label=..., kb_id='Q42')]) before saving the "
+            "DocBin, or take the NER entities as mentions with --ner-mentions",
+        )
 
     def read(
         self, path: Path, on_error: ErrorHandler = None, stats: Counter | None = None
@@ -116,9 +147,12 @@ class SpacyReader(CorpusReader, PreparsedReader):
         from spacy.tokens import DocBin
 
         try:
-            docbin = DocBin().from_bytes(path.read_bytes())
+            # checked first: spaCy inflates all of it at once
+            docbin = DocBin().from_bytes(docbin_limits.docbin_bytes(path))
         except OSError as exc:
             raise InputError(str(path), None, f"cannot read the file: {exc.strerror}") from None
+        except InputError:
+            raise
         except Exception as exc:  # zlib, msgpack, numpy: whatever the bytes break in the format
             raise InputError(
                 str(path),
@@ -132,7 +166,6 @@ class SpacyReader(CorpusReader, PreparsedReader):
     def _docs(self, path: Path, on_error: ErrorHandler) -> Iterator[Doc]:
         """The file's documents, rebuilt one by one (as DocBin.get_docs does) so that a document that
         cannot be rebuilt is one bad record, named by its position."""
-        import srsly
         from spacy.attrs import ORTH
         from spacy.tokens import Doc
         from spacy.vocab import Vocab
@@ -150,13 +183,9 @@ class SpacyReader(CorpusReader, PreparsedReader):
                 spaces = None if docbin.flags[index].get("has_unknown_spaces") else docbin.spaces[index]
                 doc = Doc(vocab, words=[vocab.strings[o] for o in tokens[:, orth]], spaces=spaces)
                 doc = doc.from_array(docbin.attrs, tokens)
+                doc.ents  # noqa: B018 - ValueError (spaCy's E093) for entity tags that begin with I, not B
                 if index < len(docbin.user_data) and docbin.user_data[index] is not None:
-                    # plain maps: the id is all we read (srsly's own decoders look up their registry at
-                    # every call, half the time of a parsed DocBin's load)
-                    user_data = srsly.msgpack.unpackb(
-                        docbin.user_data[index], object_pairs_hook=dict, use_list=False, raw=False
-                    )
-                    doc.user_data.update(user_data)
+                    doc.user_data.update(_user_data(docbin.user_data[index]))
             except Exception as exc:  # a document the bytes do not rebuild
                 report(
                     InputError(
@@ -184,6 +213,16 @@ class SpacyReader(CorpusReader, PreparsedReader):
             Mention(ent.start_char, ent.end_char, nfc(ent.kb_id_), ent.text) for ent in doc.ents if ent.kb_id_
         )
         return Document(given or f"{path.name}:{position}", doc.text, mentions, position)
+
+
+def _user_data(packed: bytes) -> dict:
+    """A document's user_data (ValueError past MAX_USER_DATA_VALUES values), read with plain maps: the id
+    is all the reader needs (srsly's own decoders look up their registry at every call, half the time of
+    a parsed DocBin's load)."""
+    import srsly
+
+    docbin_limits.check_user_data(packed)
+    return srsly.msgpack.unpackb(packed, object_pairs_hook=dict, use_list=False, raw=False)
 
 
 class _Fatal(Exception):

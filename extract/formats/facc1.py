@@ -108,9 +108,11 @@ class FACC1Reader(CorpusReader):
                     current, first_line, mentions = doc_id, line, []
                     try:
                         encoding = codecs.lookup(enc).name
+                        # LookupError for a codec that does not make text (rot13, base64); b"" is not checked
+                        b"\0\0\0\0".decode(encoding, "ignore")
                     except LookupError:
                         current = None
-                        raise InputError(str(path), line, f"unknown encoding {enc!r}") from None
+                        raise InputError(str(path), line, f"unknown text encoding {enc!r}") from None
                     raw = _document_bytes(docs_dir, doc_id, path, line)
                     try:
                         text = raw.decode(encoding)

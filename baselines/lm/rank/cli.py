@@ -32,8 +32,9 @@ from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, sp
 from baselines.lm.rank.store import build_name
 from baselines.lm.verifier import DEFAULT_VERIFIER, VerifierSpec, build_verifier
 from baselines.registry import ResourceMissing
-from warehouse.command_line import target_options
+from warehouse.command_line import OUTPUT_FOLDER, target_options
 from warehouse.dbt import run_dbt
+from warehouse.errors import ConfigurationError
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
 
@@ -154,7 +155,7 @@ def verifier_options(command):
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
@@ -179,9 +180,14 @@ def rank_command(
     """Score every inference candidate of the build with a verifier (`make rank`)."""
     lm = LmSettings.from_environment()
     spec = chosen_spec(model, patterns, seeds, dataset, cosine_share)
-    verifier = build_verifier(spec, verifier_items(target, spec)).trained(
-        settings=lm.run, allow_compute=not no_train
-    )
+    untrained = build_verifier(spec, verifier_items(target, spec))
+    try:
+        verifier = untrained.trained(settings=lm.run, allow_compute=not no_train)
+    except ResourceMissing:  # --no-train, and a run of the verifier is not in the run cache
+        raise ConfigurationError(
+            f"--no-train: the verifier {untrained.name} is not trained yet (run cache {lm.run.runs_dir}); "
+            "leave --no-train out to train and cache it first"
+        ) from None
     settings = RankSettings(
         backend=backend or DEFAULT_BACKEND[spec.model],
         batch_size=batch_size,
@@ -229,7 +235,7 @@ def rank_command(
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
