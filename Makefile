@@ -135,8 +135,8 @@ lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every b
 bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
 
-rank: $(LM_STAMP) ## Score every InfCand of the build with a verifier -> results.verifier_scores, mart, out/rank/ (ARGS=…)
-	$(BIN)/sherliic-lm rank $(ARGS)
+rank: $(LM_STAMP) ## Score every InfCand of a build with a verifier -> results.verifier_scores, out/rank/<build>/ (BUILD=name, ARGS=…)
+	$(BIN)/sherliic-lm rank $(if $(BUILD),--build $(BUILD)) $(ARGS)
 
 bench-rank: $(LM_STAMP) ## Ranking speed: pairs/s per model and backend at 2 threads -> out/bench/rank.json
 	$(BIN)/sherliic-lm bench-rank $(ARGS)

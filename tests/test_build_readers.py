@@ -2,11 +2,16 @@
 (the default build of one corpus, the named build `both` of two), real dbt builds, real Postgres.
 
 - read_sql resolves unqualified mart names in the build read (search path), and refuses, in one line, a
-  query that names another build's schema while the build is chosen.
+  query that names another build's schema while the build is chosen;
+- ranking (`sherliic-lm rank --build NAME`, `make rank BUILD=NAME`) scores that build's candidates, keys
+  the scores to its record, adds no build record and leaves `sherliic-dbt builds --diff` as it was; the
+  mart candidate_verifier_scores (a view) shows the scores without a dbt run, and a later build that
+  replaces the candidates still publishes.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +20,12 @@ import pytest
 from psycopg.rows import dict_row
 from test_corpora import _add_corpus
 from test_dbt_build import load_raw_graph, planted_graph
+from test_lm_rank import bench_verifier, needs_lm
 
 from warehouse.api import QueryRefused, open_warehouse, read_mart, read_sql
+from warehouse.builds import current_build
 from warehouse.query_guard import schema_references
+from warehouse.settings import PROJECT_ROOT
 from warehouse.target import Target, build_of_schema
 
 BIN = Path(sys.executable).parent
@@ -134,3 +142,81 @@ def test_schema_references_and_the_builds_they_name() -> None:
     assert [build_of_schema(s) for s in ("warehouse", "build_x", "build_x__next", "raw", "build_", "B")] == [
         "default", "x", "x", None, None, None,
     ]  # fmt: skip
+
+
+# -- ranking reads its build and records nothing ----------------------------------------------------------
+
+
+def test_rank_takes_a_build(two_builds: Target) -> None:
+    shown = subprocess.run(
+        ["make", "-n", "rank", "BUILD=both"], capture_output=True, text=True, cwd=PROJECT_ROOT
+    )
+    assert shown.returncode == 0 and "sherliic-lm rank --build both" in " ".join(shown.stdout.split())
+    helped = sherliic("sherliic-lm", two_builds, "rank", "--help")
+    assert "--build NAME" in helped.stdout and "--mart" not in helped.stdout
+    # the build is checked before a verifier is trained: one line naming it
+    missing = sherliic("sherliic-lm", two_builds, "rank", "--build", "nosuch", "--no-train")
+    assert missing.returncode == 2 and missing.stdout == "" and missing.stderr.count("\n") == 1
+    assert (
+        "no inference_candidates in" in missing.stderr
+        and "build nosuch (schema build_nosuch)" in missing.stderr
+    )
+    assert "sherliic-dbt run --build nosuch" in missing.stderr
+
+
+@needs_lm
+@pytest.mark.slow
+def test_ranking_a_named_build_adds_no_record_and_the_view_shows_its_scores(
+    two_builds: Target, lm_cache: Path, tmp_path: Path
+) -> None:
+    from baselines.lm.rank.cli import rank_build
+    from baselines.lm.rank.ranking import RankSettings
+
+    target, both = two_builds, two_builds.with_build("both")
+    before = records(target)
+    diff_before = sherliic("sherliic-dbt", target, "builds", "--diff", "default", "both")
+    assert diff_before.returncode == 0, diff_before.stderr
+    record = current_build(both)
+    assert record is not None and record.build_name == "both"
+
+    verifier = bench_verifier(lm_cache)
+    settings = RankSettings(backend="onnx-fp32", threads=1, cache_dir=lm_cache, show_progress=False)
+    summary = rank_build(
+        both, verifier, settings, out=tmp_path, plot=True
+    )  # what `make rank BUILD=both` runs
+    n_both = len(read_mart("inference_candidates", target=target, build="both"))
+    assert (summary.build, summary.build_id) == ("both", record.build_id)
+    assert summary.scored == summary.candidates == n_both > 0
+    assert (
+        json.loads((tmp_path / "rank" / "both" / f"{verifier.key}-onnx-fp32.json").read_text())["build_id"]
+        == record.build_id
+    )
+
+    # no build record made or changed; the builds compare as before
+    assert records(target) == before
+    diff_after = sherliic("sherliic-dbt", target, "builds", "--diff", "default", "both")
+    assert (diff_after.returncode, diff_after.stdout) == (0, diff_before.stdout)
+
+    # the scores: keyed to the build and its record
+    keys = read_sql(
+        "select build, build_id, count(*) as n from results.verifier_scores where verifier_key = %s "
+        "group by build, build_id",
+        [verifier.key],
+        target=target,
+    )
+    assert keys.to_dict("records") == [{"build": "both", "build_id": record.build_id, "n": n_both}]
+
+    # the mart is a view: the build's scores, now, without a dbt run; the default build has none
+    mart = read_mart("candidate_verifier_scores", target=target, build="both")
+    assert len(mart) == mart.candidate_key.nunique() == n_both and mart.verifier_score.between(0, 1).all()
+    assert read_mart("candidate_verifier_scores", target=target).empty
+
+    # a build that replaces the candidates the view reads still publishes, and the view follows it
+    rebuilt = sherliic("sherliic-dbt", target, "run", "--build", "both", *TEG)
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:] + rebuilt.stderr
+    assert len(read_mart("candidate_verifier_scores", target=target, build="both")) == n_both
+    with target.connect() as conn:
+        kind = conn.execute(
+            "select relkind from pg_class where oid = 'build_both.candidate_verifier_scores'::regclass"
+        )
+        assert kind.fetchone()[0] == "v"
