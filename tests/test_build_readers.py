@@ -6,7 +6,9 @@
 - ranking (`sherliic-lm rank --build NAME`, `make rank BUILD=NAME`) scores that build's candidates, keys
   the scores to its record, adds no build record and leaves `sherliic-dbt builds --diff` as it was; the
   mart candidate_verifier_scores (a view) shows the scores without a dbt run, and a later build that
-  replaces the candidates still publishes.
+  replaces the candidates still publishes;
+- each build's export goes to its own folder (out/export/<build>/); replacing another build's export in
+  a folder given with --out is said.
 """
 
 from __future__ import annotations
@@ -220,3 +222,41 @@ def test_ranking_a_named_build_adds_no_record_and_the_view_shows_its_scores(
             "select relkind from pg_class where oid = 'build_both.candidate_verifier_scores'::regclass"
         )
         assert kind.fetchone()[0] == "v"
+
+
+# -- each build's export in its own folder ----------------------------------------------------------------
+
+
+def test_each_builds_export_goes_to_its_own_folder(two_builds: Target, tmp_path: Path) -> None:
+    target = two_builds
+    for build in ("both", "default"):
+        args = ["--build", build] if build != "default" else []
+        done = sherliic("sherliic-export", target, *args, SHERLIIC_OUT=str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        assert "note:" not in done.stdout
+    for build in ("both", "default"):
+        manifest = json.loads((tmp_path / "export" / build / "manifest.json").read_text())
+        assert manifest["build"] == build
+    assert not (tmp_path / "export" / "manifest.json").exists()
+
+    # one folder given for two builds: the second says whose export it replaced
+    shared = tmp_path / "release"
+    first = sherliic("sherliic-export", target, "--out", str(shared))
+    second = sherliic("sherliic-export", target, "--out", str(shared), "--build", "both")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert "note:" not in first.stdout
+    assert f"note: {shared} held the export of build default; it now holds build both's" in second.stdout
+    assert json.loads((shared / "manifest.json").read_text())["build"] == "both"
+
+
+def test_make_export_passes_the_build_and_the_folder() -> None:
+    def planned(*args: str) -> str:
+        shown = subprocess.run(
+            ["make", "-n", "export", *args], capture_output=True, text=True, cwd=PROJECT_ROOT
+        )
+        assert shown.returncode == 0, shown.stderr
+        return " ".join(shown.stdout.split())
+
+    assert planned("BUILD=x").endswith("sherliic-export --build x")
+    assert planned().endswith("sherliic-export")
+    assert planned("OUT=somewhere", "BUILD=x").endswith("sherliic-export --out somewhere --build x")
