@@ -4,7 +4,6 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-OUT ?= out
 export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 
 .DEFAULT_GOAL := help
@@ -108,8 +107,8 @@ dbt-docs: $(STAMP) ## dbt docs generate + serve (models, columns, lineage) on ht
 	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) docs generate --vars '{docs_catalog: true}'
 	$(BIN)/sherliic-dbt $(if $(BUILD),--build $(BUILD)) docs serve --host 127.0.0.1 --port $(DOCS_PORT) --no-browser
 
-export: $(STAMP) ## Write the SherLIiC release formats and manifest.json to OUT (default out/export; BUILD=name: a named build)
-	$(BIN)/sherliic-export --out $(if $(filter out,$(OUT)),out/export,$(OUT)) $(if $(BUILD),--build $(BUILD))
+export: $(STAMP) ## Write a build's SherLIiC release formats and manifest.json to out/export/<build>/ (BUILD=name, default: default; OUT=dir)
+	$(BIN)/sherliic-export $(if $(OUT),--out $(OUT)) $(if $(BUILD),--build $(BUILD))
 
 baselines: $(STAMP) ## Run every baseline on the benchmarks; writes out/baselines.csv, Table 3, PR curves (BUILD=name)
 	$(BIN)/sherliic-baselines all $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
@@ -135,8 +134,8 @@ lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every b
 bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
 
-rank: $(LM_STAMP) ## Score every InfCand of the build with a verifier -> results.verifier_scores, mart, out/rank/ (ARGS=…)
-	$(BIN)/sherliic-lm rank $(ARGS)
+rank: $(LM_STAMP) ## Score every InfCand of a build with a verifier -> results.verifier_scores, out/rank/<build>/ (BUILD=name, ARGS=…)
+	$(BIN)/sherliic-lm rank $(if $(BUILD),--build $(BUILD)) $(ARGS)
 
 bench-rank: $(LM_STAMP) ## Ranking speed: pairs/s per model and backend at 2 threads -> out/bench/rank.json
 	$(BIN)/sherliic-lm bench-rank $(ARGS)

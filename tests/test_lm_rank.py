@@ -1,7 +1,8 @@
 """Every inference candidate ranked by a verifier (baselines/lm/rank/, baselines/lm/inference.py): the
 sentences a typed rule becomes, the scoring backends (torch = ONNX fp32 within 1e-5), the ranking on the
-demo warehouse (resumable after a kill, a re-run scores nothing, the mart, the export's
-rules_verifier.tsv, the plot); the same scores on Spark: tests/test_spark_demo.py.
+demo warehouse (resumable after a kill, a re-run scores nothing, the mart (a view: no dbt run), the
+export's rules_verifier.tsv, the plot); the same scores on Spark: tests/test_spark_demo.py; a named build
+ranked without a new build record: tests/test_build_readers.py.
 
 Speed and plumbing tests score with a "bench" run (the pretrained MiniLM encoder and a seeded head:
 baselines.lm.rank.bench.bench_run), which needs no training; tests marked `lm` need the [lm] extra.
@@ -30,7 +31,7 @@ from baselines.lm.verifier import TrainedVerifier, VerifierSpec, build_verifier,
 from demo import generator
 from demo.job import run_demo
 from demo.relations import PLANTED_RULES
-from warehouse.dbt import run_dbt
+from warehouse.builds import build_ref
 from warehouse.export import export
 from warehouse.target import Target
 
@@ -261,11 +262,11 @@ def test_ranking_resumes_after_a_kill_and_a_rerun_scores_nothing(
     scores = stored(demo_target, verifier, "onnx-fp32")
     assert len(scores) == scores["candidate_key"].nunique() == resumed.candidates  # none twice, none lost
     assert scores["verifier_score"].between(0, 1).all()
+    assert set(scores["build_id"]) == {build_ref(demo_target).build_id} == {resumed.build_id}  # its record
     again = rank_candidates(demo_target, verifier, settings)
     assert (again.scored, again.already) == (0, resumed.candidates)
 
-    # the mart: every candidate with its verifier score beside Relv, σ and esr
-    run_dbt(demo_target, ["run", "--select", "candidate_verifier_scores", "--quiet"])
+    # the mart, a view over the scores (no dbt run): every candidate with its score beside Relv, σ and esr
     with demo_target.marts() as marts:
         n, n_keys, low, high = marts.one(
             "select count(*), count(distinct candidate_key), min(verifier_score), max(verifier_score)"

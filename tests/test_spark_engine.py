@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
-from warehouse.api import read_mart
+from warehouse.api import read_mart, read_sql
 from warehouse.dbt import run_dbt
 from warehouse.engine import LOG4J_CONFIG, SparkSettings, spark_conf
 from warehouse.errors import ConfigurationError
@@ -192,3 +192,6 @@ def test_dbt_on_spark_equals_postgres(fresh_target, tmp_path, capfd):
     assert len(on_spark) == 20 and list(on_spark.columns) == query["columns"]
     assert on_spark.drop(columns="score").equals(on_postgres.drop(columns="score"))
     assert on_spark["score"].tolist() == pytest.approx(on_postgres["score"].tolist(), rel=1e-9)
+    # a query's unqualified names are the build's marts on Spark too (its database is the current one)
+    counted = read_sql("select count(*) as n from inference_candidates", target=spark)
+    assert counted["n"][0] == len(read_mart("inference_candidates", target=spark)) > 100

@@ -5,7 +5,7 @@
     list_marts()                                      # ['annotation_item_labels', ..., 'untyped_edges']
     top = read_mart("inference_candidates", columns=["premise_path", "hypothesis_path", "score"],
                     where="alignment = %s", params=["crossed"], order_by="score desc", limit=10)
-    read_sql("select count(*) as n from warehouse.relations")
+    read_sql("select count(*) as n from relations")   # the marts of the build read (here the default)
 
 Postgres (the default; ``database_url`` or DATABASE_URL, else the embedded server) is read through
 SQLAlchemy with ``pandas.read_sql``; Spark (``engine="spark"`` or SHERLIIC_ENGINE=spark) through the
@@ -15,6 +15,12 @@ wh.read_mart(...)``.
 
 ``build="trial"`` reads the marts of a named build (``sherliic-dbt run --build trial``; schema
 ``build_trial``) instead of the default build (schema ``warehouse``); ``sherliic-dbt builds`` lists them.
+A query's unqualified mart names are the build's: on Postgres the read-only connection's search path is
+the build's schema, then public; on Spark the build's database is the current one. When the build is
+chosen (``build=``, also ``build="default"``, or the Target's named build: SHERLIIC_BUILD, ``--build``)
+a query naming another build's schema (``warehouse.rules`` while reading ``trial``, ``build_other.rules``)
+is a :class:`QueryRefused`: one read, one build. To compare builds, read without ``build=`` and name
+both schemas. raw.*, results.* and builds.* are readable either way.
 ``corpora=["a", "b"]`` asks for the marts built from exactly those corpora: when the build was made from
 other corpora (mart ``teg_corpora``) a :class:`CorporaMismatch` says which command rebuilds it, instead
 of silently answering from another graph.
@@ -36,6 +42,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 import pandas as pd
+from psycopg.conninfo import conninfo_to_dict
 from sqlalchemy import create_engine
 from sqlalchemy.pool import NullPool
 
@@ -46,10 +53,11 @@ from warehouse.query_guard import (
     check_query,
     limit_clause,
     order_by_clause,
+    schema_references,
     where_clause,
 )
 from warehouse.settings import DBT_PROJECT_DIR
-from warehouse.target import Target
+from warehouse.target import Target, build_of_schema
 
 CORPORA_MART = "teg_corpora"  # one row (corpus_name) per corpus the current build was made from
 # the public API (re-exported by warehouse/__init__.py); QueryRefused comes from warehouse.query_guard
@@ -104,14 +112,19 @@ def check_corpora(requested: Iterable[str], built: Iterable[str], build: str | N
 class Warehouse:
     """One open connection to the marts (see :func:`open_warehouse`)."""
 
-    def __init__(self, target: Target, connection):
+    def __init__(self, target: Target, connection, *, build_chosen: bool = False):
         self.target, self.engine, self._connection = target, target.engine, connection
         self.schema = target.marts_schema
+        # the caller chose the build (build=, or the Target's named build): its queries read that build only
+        self.build_chosen = build_chosen
 
     def read_sql(self, query: str, params: Sequence | None = None) -> pd.DataFrame:
-        """One query's result (``%s`` placeholders for `params`); :class:`QueryRefused` for anything but
-        one select, values, table, with … select, show or explain."""
+        """One query's result (``%s`` placeholders for `params`); unqualified names are the build's marts.
+        :class:`QueryRefused` for anything but one select, values, table, with … select, show or explain,
+        and, when the build was chosen, for a query naming another build's schema."""
         check_query(query, self.engine)
+        if self.build_chosen:
+            self._refuse_other_builds(query)
         if self.engine == "spark":
             frame = self._connection.sql(query.replace("%s", "?"), args=list(params or ()) or None)
             return frame.toPandas()
@@ -187,6 +200,21 @@ class Warehouse:
             query += f" {limit_clause(limit, self.engine)}"
         return self.read_sql(query, params)
 
+    def _refuse_other_builds(self, query: str) -> None:
+        """QueryRefused (one line) when `query` names the marts schema of a build other than this one."""
+        others = [
+            schema
+            for schema in schema_references(query, self.engine)
+            if schema != self.schema and build_of_schema(schema) is not None
+        ]
+        if others:
+            named = ", ".join(f"{schema} (build {build_of_schema(schema)})" for schema in others)
+            raise QueryRefused(
+                f"this read is of build {self.target.build_name} (schema {self.schema}), but the query names "
+                f"the schema of another build: {named}; leave the schema out (unqualified names are build "
+                f"{self.target.build_name}'s marts), or read without build= to compare builds"
+            )
+
     def _quote(self, identifier: str) -> str:
         quote = "`" if self.engine == "spark" else '"'
         return quote + identifier.replace(quote, quote * 2) + quote
@@ -231,30 +259,40 @@ def open_warehouse(
     build: str | None = None,
 ) -> Iterator[Warehouse]:
     """The warehouse of `target` (default: `engine` "postgres" or "spark" and `database_url`, else
-    SHERLIIC_ENGINE / DATABASE_URL), the marts of `build` (default: the Target's, else the default build).
-    On Spark the process holds the local catalog (one process at a time) until the block ends."""
+    SHERLIIC_ENGINE / DATABASE_URL), the marts of `build` (default: the Target's, else the default build):
+    unqualified names in its queries are that build's marts. On Spark the process holds the local catalog
+    (one process at a time) until the block ends."""
     target = resolve_target(target, engine=engine, database_url=database_url, build=build)
+    chosen = build is not None or target.build is not None
     if target.engine == "spark":
         with target.marts() as marts:
-            yield Warehouse(target, marts.connection)
+            spark = marts.connection
+            if spark.catalog.databaseExists(target.marts_schema):  # created by the first dbt build
+                spark.catalog.setCurrentDatabase(target.marts_schema)
+            yield Warehouse(target, spark, build_chosen=chosen)
         return
     url = target.url()
     # connections come from warehouse.server.connect: an unreachable server is one DatabaseUnavailable line
     # NullPool: no idle connection is left behind once the block ends
     sql_engine = create_engine(
-        server.sqlalchemy_url(url), creator=lambda: _read_only_connection(url), poolclass=NullPool
+        server.sqlalchemy_url(url),
+        creator=lambda: _read_only_connection(url, target.search_path),
+        poolclass=NullPool,
     )
     try:
         with sql_engine.connect() as connection:
-            yield Warehouse(target, connection)
+            yield Warehouse(target, connection, build_chosen=chosen)
     finally:
         sql_engine.dispose()
 
 
-def _read_only_connection(url: str):
+def _read_only_connection(url: str, search_path: str):
     """A connection on which every transaction is read-only and every statement is prepared (the extended
-    protocol: the server refuses a string of several statements)."""
-    connection = server.connect(url, prepare_threshold=0)
+    protocol: the server refuses a string of several statements), with `search_path` set when it opens
+    (not by SET, which each read's rollback would undo)."""
+    given = conninfo_to_dict(url).get("options")  # the URL's own options (statement_timeout, ...) stay
+    options = " ".join(filter(None, [given, f"-c search_path={search_path}"]))
+    connection = server.connect(url, prepare_threshold=0, options=options)
     connection.read_only = True
     return connection
 
@@ -290,8 +328,9 @@ def read_sql(
     database_url: str | None = None,
     build: str | None = None,
 ) -> pd.DataFrame:
-    """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection (`build`
-    only sets the Target's build: the query names its schemas itself)."""
+    """Any query's result as a DataFrame (``%s`` placeholders for `params`), on its own connection.
+    Unqualified mart names are those of `build` (default: the Target's, else the default build); with
+    `build` given, naming another build's schema is a :class:`QueryRefused`."""
     with open_warehouse(target, engine=engine, database_url=database_url, build=build) as warehouse:
         return warehouse.read_sql(query, params)
 

@@ -1,7 +1,10 @@
 """Export the dbt marts of a build (schema `warehouse`, or `build_<name>` with `--build NAME`) in SherLIiC's
 release formats.
 
-`sherliic-export --out DIR [--build NAME]` (or `make export [BUILD=NAME]`) writes, after `dbt run`:
+`sherliic-export [--build NAME] [--out DIR]` (or `make export [BUILD=NAME] [OUT=DIR]`) writes, after
+`dbt run`, into the build's own folder, ``out/export/<build>/`` (``out/export/default/`` for the default
+build, ``out/export/NAME/`` for a named one; SHERLIIC_OUT moves ``out/``), so that exports of two builds
+never share a folder; ``--out`` chooses another (replacing another build's export there says so):
 
 - ``teg.tsv`` — the typed event graph, one line per (typed relation, entity pair), no header:
   ``type_id<TAB>rel_id<TAB>arg1<TAB>arg2<TAB>count``. ``type_id`` is the per-relation type id
@@ -79,6 +82,7 @@ from warehouse.command_line import (
 from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.export_verifier import VERIFIER_FILE, export_verifier_scores
 from warehouse.marts import Marts
+from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
 
 MARTS = (
@@ -159,6 +163,23 @@ RULES_QUERY = """
 class ExportSummary:
     out_dir: Path
     rows: dict[str, int]  # file name -> data rows written (header not counted; type_index: typed relations)
+    replaced_build: str | None = None  # the other build whose export out_dir held before, if any
+
+
+def default_out_dir(target: Target) -> Path:
+    """The folder of a build's export unless told otherwise: out/export/<build>/ (out/export/default/ for
+    the default build; a named build cannot be called "default"), one per build like out/rank/<build>/,
+    so that no export of one build replaces another's and no build's release folder holds another's."""
+    return out_folder() / "export" / target.build_name
+
+
+def exported_build(out: Path) -> str | None:
+    """The build whose export `out` holds (its manifest.json), or None (no export, or unreadable)."""
+    try:
+        build = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("build")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return build if isinstance(build, str) else None
 
 
 def _copy_to_file(conn, query: str, path: Path, header: bool = False) -> int:
@@ -336,11 +357,13 @@ def export(target: Target, out_dir: Path | str) -> ExportSummary:
     marts of the Target's build (read in read-only transactions), and manifest.json last; the files
     replace the previous ones only once all are written (:func:`staged_files`)."""
     out = Path(out_dir)
+    previous = exported_build(out)
     steps = [*TSV_EXPORTS, "type_index.json", "rules.tsv", "relation_rules.tsv"]
     with staged_files(out, [*steps, MANIFEST]) as staging:
         counts, corpora, record = _write_files(target, staging, steps)
         write_manifest(staging, target, counts, corpora, record)
-    return ExportSummary(out, counts)
+    replaced = previous if previous is not None and previous != target.build_name else None
+    return ExportSummary(out, counts, replaced)
 
 
 def _write_files(
@@ -425,19 +448,20 @@ def write_manifest(
 @click.option(
     "--out",
     type=OUTPUT_FOLDER,
-    default=Path("out/export"),
-    show_default=True,
-    help="Output folder.",
+    default=None,
+    help="Output folder (default: the build's own, out/export/<build>: out/export/default for the default "
+    "build, out/export/NAME for --build NAME; SHERLIIC_OUT moves out/).",
 )
 @target_options(engines=ENGINES, build=True)
-def cli(out: Path, target: Target) -> int:
+def cli(out: Path | None, target: Target) -> int:
     """Export the marts of a build in SherLIiC's release formats (after `sherliic-dbt run`).
 
     Writes teg.tsv, teg-untyped.tsv, relation_index.tsv, entity_index.tsv, type_index.json, rules.tsv,
-    relation_rules.tsv and manifest.json (the build's provenance, a sha256 per file) into OUT (formats:
-    docs/design.md §5.4). Exit code 1 when the marts are missing."""
+    relation_rules.tsv, rules_verifier.tsv and manifest.json (the build's provenance, a sha256 per file)
+    into OUT, by default the build's own folder out/export/<build> (formats: docs/design.md §5.4). Replacing
+    another build's export in OUT is said in one line. Exit code 1 when the marts are missing."""
     try:
-        summary = export(target, out)
+        summary = export(target, default_out_dir(target) if out is None else out)
     except DatabaseUnavailable:
         raise  # one `error:` line, exit 2 (warehouse.command_line.run)
     except RuntimeError as error:
@@ -446,6 +470,11 @@ def cli(out: Path, target: Target) -> int:
     for name, n_rows in summary.rows.items():
         print(f"{summary.out_dir / name}: {n_rows} rows")
     print(f"{summary.out_dir / MANIFEST}: build {target.build_name}")
+    if summary.replaced_build is not None:
+        print(
+            f"note: {summary.out_dir} held the export of build {summary.replaced_build}; it now holds build "
+            f"{target.build_name}'s (without --out each build has its own folder, out/export/<build>)"
+        )
     return 0
 
 

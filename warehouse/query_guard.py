@@ -15,7 +15,7 @@ checks are what keeps a read from writing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 # what a statement that only reads starts with (a `with`: its main statement); a write inside a CTE fails
 # in Postgres' read-only transaction
@@ -84,41 +84,61 @@ def _in_word(sql: str, i: int) -> bool:
 DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 
 
-def statements(sql: str, engine: str) -> list[str]:
-    """The statements of `sql` as `engine` splits them (at semicolons outside quotes and comments), each
-    as its skeleton: comments left out, every quoted string or name replaced by ``''`` — the empty ones
-    left out."""
+def _pieces(sql: str, engine: str) -> Iterator[tuple[str, str]]:
+    """`sql` as `engine` reads it, piece by piece: ("comment", text), ("semicolon", ";"), ("string", text)
+    (a quoted or dollar-quoted string), ("name", name) (a quoted name, unquoted: Postgres' "...", Spark's
+    `...`) and ("char", c) for every other character."""
     spark = engine == "spark"
-    found: list[str] = []
-    current: list[str] = []
     i = 0
     while i < len(sql):
         char = sql[i]
+        start = i
         if sql.startswith("--", i):
             end = sql.find("\n", i)
             i = len(sql) if end < 0 else end + 1
-            current.append(" ")
+            yield "comment", sql[start:i]
         elif sql.startswith("/*", i):
             i = _skip_block_comment(sql, i)
-            current.append(" ")
+            yield "comment", sql[start:i]
         elif char == ";":
-            found.append("".join(current).strip())
-            current, i = [], i + 1
+            i += 1
+            yield "semicolon", char
         elif char == "'":
             # Postgres: E'...' strings take backslash escapes; Spark: every string does
             escaped = spark or (i > 0 and sql[i - 1] in "eE" and not _in_word(sql, i - 2))
             i = _skip_quoted(sql, i, "'", backslash=escaped)
-            current.append("''")
-        elif char == '"' or (char == "`" and spark):  # Spark: "..." is a string, `...` a name
-            i = _skip_quoted(sql, i, char, backslash=spark and char == '"')
-            current.append("''")
+            yield "string", sql[start:i]
+        elif char == '"' and spark:  # Spark: "..." is a string, `...` a name
+            i = _skip_quoted(sql, i, char, backslash=True)
+            yield "string", sql[start:i]
+        elif char == '"' or (char == "`" and spark):
+            i = _skip_quoted(sql, i, char, backslash=False)
+            yield "name", sql[start + 1 : i - 1].replace(char * 2, char)
         elif char == "$" and not spark and not _in_word(sql, i - 1) and (tag := DOLLAR_TAG.match(sql, i)):
             end = sql.find(tag.group(0), tag.end())
             i = len(sql) if end < 0 else end + len(tag.group(0))
+            yield "string", sql[start:i]
+        else:
+            i += 1
+            yield "char", char
+
+
+def statements(sql: str, engine: str) -> list[str]:
+    """The statements of `sql` as `engine` splits them (at semicolons outside quotes and comments), each
+    as its skeleton: comments left out, every quoted string or name replaced by ``''`` — the empty ones
+    left out."""
+    found: list[str] = []
+    current: list[str] = []
+    for kind, text in _pieces(sql, engine):
+        if kind == "comment":
+            current.append(" ")
+        elif kind == "semicolon":
+            found.append("".join(current).strip())
+            current = []
+        elif kind in ("string", "name"):
             current.append("''")
         else:
-            current.append(char)
-            i += 1
+            current.append(text)
     found.append("".join(current).strip())
     return [statement for statement in found if statement]
 
@@ -158,6 +178,30 @@ def check_query(sql: str, engine: str) -> None:
             "the read API only reads: one select, values, table, with ... select, show or explain "
             f"statement, not {kind or found[0][:20]!r}"
         )
+
+
+def schema_references(sql: str, engine: str) -> list[str]:
+    """The schemas `sql` may name, in order, each once: every name followed by a dot outside strings and
+    comments (``warehouse.rules``, ``"build_x".rules``, Spark's ```warehouse`.rules``; in ``a.b.c``
+    both a and b). Unquoted names in lowercase as the engine folds them; quoted names as written (on
+    Spark, where names are case-insensitive, in lowercase too). A table or alias qualifying a column
+    (``r.path``) is among them: the caller compares them with the schemas it cares about."""
+    found: list[str] = []
+    name: str | None = None  # the last name, until something other than space or a comment follows it
+    word: list[str] = []
+    for kind, text in [*_pieces(sql, engine), ("end", "")]:
+        if kind == "char" and _in_word(text, 0):
+            word.append(text)
+            continue
+        if word:
+            name = "".join(word).lower() if not word[0].isdigit() else None
+            word = []
+        if kind == "comment" or (kind == "char" and text.isspace()):
+            continue
+        if kind == "char" and text == "." and name is not None and name not in found:
+            found.append(name)
+        name = (text.lower() if engine == "spark" else text) if kind == "name" else None
+    return found
 
 
 # -- parts of read_mart ------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ DBT_TARGETS = {"postgres": "default", "spark": "spark"}
 RAW_SCHEMA = "raw"
 RESULTS_SCHEMA = "results"
 MARTS_SCHEMA = "warehouse"  # the live schema every mart is published to
+STAGING_SUFFIX = "__next"  # a build's staging schema: <schema>__next (dbt_project/macros/atomic_publish.sql)
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # A build's name becomes part of a schema name and of file names: words of lowercase letters and digits
 # joined by single underscores, at most 40 characters (the dbt project checks the same: macros/
@@ -172,6 +173,12 @@ class Target:
         return NAMED_BUILD_SCHEMA_PREFIX + self.build
 
     @property
+    def search_path(self) -> str:
+        """The Postgres search path of a reader of this build: its marts schema first (unqualified mart
+        names are the build's), then public."""
+        return f"{self.marts_schema},public"
+
+    @property
     def dbt_target(self) -> str:
         """The dbt target (dbt_project/profiles.yml) of this engine."""
         return DBT_TARGETS[self.engine]
@@ -259,6 +266,19 @@ class Target:
     def _require(self, engine: str) -> None:
         if self.engine != engine:
             raise ConfigurationError(f"this needs the {engine} engine; the target is {self.describe()}")
+
+
+def build_of_schema(schema: str) -> str | None:
+    """The build whose marts `schema` holds ("default" for `warehouse`, NAME for `build_NAME`; also their
+    staging schemas `<schema>__next` while a build runs), or None for any other schema (raw, results,
+    builds, public, ...)."""
+    live = schema.removesuffix(STAGING_SUFFIX)
+    if live == MARTS_SCHEMA:
+        return DEFAULT_BUILD
+    name = live.removeprefix(NAMED_BUILD_SCHEMA_PREFIX)
+    if live.startswith(NAMED_BUILD_SCHEMA_PREFIX) and BUILD_NAME.fullmatch(name):
+        return name
+    return None
 
 
 def check_database_url(url: str) -> None:

@@ -1,14 +1,15 @@
 """`sherliic-lm rank` (`make rank`) and `sherliic-lm bench-rank` (`make bench-rank`); registered on the
 `python -m baselines.lm.cli` group (= `sherliic-lm`).
 
-    sherliic-lm rank [--model minilm] [--patterns 'x, which means that y'] [--seeds 0] [--dataset sherliic]
-                     [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8] [--threads N]
-                     [--chunk-size N] [--no-train]
-        scores every inference candidate of the build (SHERLIIC_BUILD / --build) with the verifier
-        (baselines.lm.verifier; default DEFAULT_VERIFIER, the one the honest selection picked), into
-        results.verifier_scores, rebuilds the dbt mart candidate_verifier_scores, writes
-        out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the summary).
-        Resumable after a kill; a second run scores nothing.
+    sherliic-lm rank [--build NAME] [--model minilm] [--patterns 'x, which means that y'] [--seeds 0]
+                     [--dataset sherliic] [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8]
+                     [--threads N] [--chunk-size N] [--no-train]
+        scores every inference candidate of the build (--build / SHERLIIC_BUILD, else the default build)
+        with the verifier (baselines.lm.verifier; default DEFAULT_VERIFIER, the one the honest selection
+        picked), into results.verifier_scores (the dbt mart candidate_verifier_scores is a view over
+        them), writes out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the
+        summary). Resumable after a kill; a second run scores nothing. It only reads the build: no dbt
+        run, no build record.
     sherliic-lm bench-rank [--models minilm,mpnet] [--threads 2]
         pairs/s per model and backend at 2 threads, and each backend's figures on the predicate-disjoint
         folds with the default verifier's fold models -> out/bench/rank.json
@@ -27,13 +28,18 @@ from baselines.datasets import load_benchmark, load_items
 from baselines.lm.models import MODELS, available_models
 from baselines.lm.plan import LmSettings
 from baselines.lm.rank import bench
-from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates, rank_in_child_process
+from baselines.lm.rank.ranking import (
+    DEFAULT_CHUNK,
+    RankSettings,
+    RankSummary,
+    rank_candidates,
+    require_candidates,
+)
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
 from baselines.lm.rank.store import build_name
-from baselines.lm.verifier import DEFAULT_VERIFIER, VerifierSpec, build_verifier
+from baselines.lm.verifier import DEFAULT_VERIFIER, TrainedVerifier, VerifierSpec, build_verifier
 from baselines.registry import ResourceMissing
 from warehouse.command_line import OUTPUT_FOLDER, target_options
-from warehouse.dbt import run_dbt
 from warehouse.errors import ConfigurationError
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -43,7 +49,6 @@ BACKENDS = ("torch", "onnx-fp32", "onnx-int8")  # baselines.lm.inference.BACKEND
 # predicate-disjoint folds (`make bench-rank`, docs/lm.md "Ranking the candidates"), else fp32 on ONNX
 # Runtime. MiniLM's default verifier (the mix) lost 1.1 points on int8 (62.2 vs 63.3); mpnet has no fold
 # models to judge it with.
-MART = "candidate_verifier_scores"  # dbt_project/models/marts/candidates/
 DEFAULT_BACKEND = {"minilm": "onnx-fp32", "mpnet": "onnx-fp32"}
 
 
@@ -148,19 +153,13 @@ def verifier_options(command):
 @click.option("--no-train", is_flag=True, help="Fail instead of training a verifier run that is not cached.")
 @click.option("--plot/--no-plot", default=True, show_default=True, help="Write the verifier-vs-esr plot.")
 @click.option(
-    "--mart/--no-mart",
-    default=True,
-    show_default=True,
-    help="Rebuild the dbt mart candidate_verifier_scores afterwards.",
-)
-@click.option(
     "--out",
     type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
-@target_options(engines=ENGINES)
+@target_options(engines=ENGINES, build=True)
 def rank_command(
     target: Target,
     model: str | None,
@@ -174,10 +173,14 @@ def rank_command(
     chunk_size: int,
     no_train: bool,
     plot: bool,
-    mart: bool,
     out: Path,
 ) -> int:
-    """Score every inference candidate of the build with a verifier (`make rank`)."""
+    """Score every inference candidate of a build with a verifier (`make rank [BUILD=NAME]`).
+
+    Only reads the build: no dbt run, no build record; the mart candidate_verifier_scores is a view over
+    the scores."""
+    with target.marts(read_only=True) as marts:  # before a verifier is trained for nothing
+        require_candidates(marts)
     lm = LmSettings.from_environment()
     spec = chosen_spec(model, patterns, seeds, dataset, cosine_share)
     untrained = build_verifier(spec, verifier_items(target, spec))
@@ -195,13 +198,17 @@ def rank_command(
         cache_dir=lm.run.cache_dir,
         **({"threads": threads} if threads else {}),
     )
-    if target.engine == "spark" and mart:  # dbt needs the catalog's one-process metastore afterwards
-        summary = rank_in_child_process(target, verifier, settings)
-    else:
-        summary = rank_candidates(target, verifier, settings)
+    rank_build(target, verifier, settings, out=out, plot=plot)
+    return 0
+
+
+def rank_build(
+    target: Target, verifier: TrainedVerifier, settings: RankSettings, *, out: Path, plot: bool = True
+) -> RankSummary:
+    """What `sherliic-lm rank` does once it has its verifier: score the build's candidates, print the
+    summary line and, with `plot`, write out/rank/<build>/<verifier key>-<backend>.png and .json."""
+    summary = rank_candidates(target, verifier, settings)
     print(summary.line())
-    if mart:
-        run_dbt(target, ["run", "--select", MART])
     if plot and summary.candidates:
         frame = scored_candidates(target, verifier.key, settings.backend)
         path = out / "rank" / build_name(target) / f"{verifier.key}-{settings.backend}.png"
@@ -213,7 +220,7 @@ def rank_command(
         )
         summary_path = path.with_suffix(".json")
         summary_path.write_text(json.dumps({**summary.__dict__, "spearman": rho}, indent=2) + "\n")
-    return 0
+    return summary
 
 
 @click.command("bench-rank")

@@ -6,6 +6,10 @@ premise and hypothesis sentences (baselines.lm.rank.candidates), score the pairs
 results.verifier_scores. Candidates that already have a row for (build, verifier, backend) are left out
 before anything is scored, so a killed run resumes where it stopped and a finished one is a no-op.
 
+A ranking reads its build and writes only scores: no dbt run, no build record (the mart
+candidate_verifier_scores is a view over the scores). Each row names the build's record
+(warehouse.builds.build_ref), which the ranking only reads.
+
 - Postgres: the candidates are read from the build's marts and scored in this process, chunk by chunk.
 - Spark: the candidates stay a Spark DataFrame; `mapInPandas` scores each chunk in a Spark task (one
   verifier per Python worker, loaded once) and the task commits its chunk to Postgres itself. The driver
@@ -33,8 +37,9 @@ from tqdm import tqdm
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, require_stack
 from baselines.lm.rank.candidates import CANDIDATE_COLUMNS, candidate_frame, candidates_query, sentences_of
-from baselines.lm.rank.store import ScoreStore, build_name
+from baselines.lm.rank.store import ScoreStore
 from baselines.lm.verifier import TrainedVerifier
+from warehouse.builds import BuildRef, build_ref
 from warehouse.errors import ConfigurationError
 from warehouse.marts import Marts
 from warehouse.spark_raw import apply_spark_schema
@@ -57,6 +62,7 @@ class RankSettings:
 @dataclass(frozen=True)
 class RankSummary:
     build: str
+    build_id: int | None  # the build's record (builds.builds) whose candidates were ranked
     verifier: str  # name
     verifier_key: str
     backend: str
@@ -69,15 +75,16 @@ class RankSummary:
     def line(self) -> str:
         rate = f", {self.scored / self.seconds:.0f} pairs/s" if self.scored and self.seconds else ""
         what = "nothing to do" if not self.scored else f"scored {self.scored} ({self.seconds:.1f} s{rate})"
+        build = BuildRef(self.build, self.build_id).label
         return (
-            f"build {self.build}, verifier {self.verifier} ({self.backend}, {self.engine}): "
+            f"build {build}, verifier {self.verifier} ({self.backend}, {self.engine}): "
             f"{self.candidates} candidates, {self.already} scored before; {what}"
         )
 
 
 def score_chunk(
     store: ScoreStore,
-    build: str,
+    build: BuildRef,
     verifier_key: str,
     backend: str,
     chunk: pd.DataFrame,
@@ -103,27 +110,35 @@ def _scorer(verifier: TrainedVerifier, settings: RankSettings, threads: int):
     )
 
 
+def require_candidates(marts: Marts) -> None:
+    """One ConfigurationError line when the build of `marts` has no inference_candidates to rank."""
+    if not marts.has_table(marts.schema, "inference_candidates"):
+        target = marts.target
+        named = f" --build {target.build}" if target.build else ""
+        raise ConfigurationError(
+            f"no inference_candidates in {target.describe()} (schema {marts.schema}): build it first "
+            f"(`sherliic-dbt run{named}`; `make demo` builds the demo)"
+        )
+
+
 def rank_candidates(target: Target, verifier: TrainedVerifier, settings: RankSettings) -> RankSummary:
     """Score every candidate of the Target's build that has no score of this verifier and backend yet."""
     require_stack()
-    build = build_name(target)
+    build = build_ref(target)
     start = time.perf_counter()
     with ScoreStore(target) as store:
         store.record(verifier)
-        done = store.scored_keys(build, verifier.key, settings.backend)
+        done = store.scored_keys(build.name, verifier.key, settings.backend)
         with target.marts(read_only=True) as marts:
-            if not marts.has_table(marts.schema, "inference_candidates"):
-                raise ConfigurationError(
-                    f"no inference_candidates in {target.describe()} (schema {marts.schema}): build it first "
-                    "(`make demo` or `make dbt-run`)"
-                )
+            require_candidates(marts)
             if marts.engine == "spark":
                 total, todo, scored = _rank_on_spark(target, marts, verifier, settings, build, done)
-                copy_to_spark(marts, store, verifier, settings.backend, build)
+                copy_to_spark(marts, store, verifier, settings.backend, build.name)
             else:
                 total, todo, scored = _rank_here(marts, store, verifier, settings, build, done)
     return RankSummary(
-        build=build,
+        build=build.name,
+        build_id=build.build_id,
         verifier=verifier.name,
         verifier_key=verifier.key,
         backend=settings.backend,
@@ -137,8 +152,8 @@ def rank_candidates(target: Target, verifier: TrainedVerifier, settings: RankSet
 
 def rank_in_child_process(target: Target, verifier: TrainedVerifier, settings: RankSettings) -> RankSummary:
     """rank_candidates in a spawned child process. On Spark the process that held a session keeps its JVM,
-    and with it the catalog's one-process Derby metastore, until it exits: a dbt run after the ranking
-    (the mart) needs the ranking's process gone."""
+    and with it the catalog's one-process Derby metastore, until it exits: a caller that lets another
+    process use the catalog afterwards (dbt, a spark-submit) ranks in a child."""
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         return pool.submit(rank_candidates, target, verifier, settings).result()
 
@@ -158,7 +173,7 @@ def _rank_here(
     store: ScoreStore,
     verifier: TrainedVerifier,
     settings: RankSettings,
-    build: str,
+    build: BuildRef,
     done: set[str],
 ) -> tuple[int, int, int]:
     """(candidates, candidates to score, rows written)."""
@@ -181,7 +196,7 @@ def _rank_on_spark(
     marts: Marts,
     verifier: TrainedVerifier,
     settings: RankSettings,
-    build: str,
+    build: BuildRef,
     done: set[str],
 ) -> tuple[int, int, int]:
     from pyspark.sql import Window
@@ -251,7 +266,7 @@ def copy_to_spark(
     return len(rows)
 
 
-def _partition_scorer(postgres: Target, verifier: TrainedVerifier, settings: RankSettings, build: str):
+def _partition_scorer(postgres: Target, verifier: TrainedVerifier, settings: RankSettings, build: BuildRef):
     """The function a Spark task runs on its partition's candidate rows: each chunk rendered, scored and
     committed to Postgres by the task (one verifier per Python worker: baselines.lm.inference caches it)."""
     key, backend = verifier.key, settings.backend

@@ -4,7 +4,9 @@ ranking's scores go, in Postgres on either engine.
 A ranking writes its scores in chunks, each committed on its own: a killed run loses at most the chunk it
 was scoring, and the next run scores only the candidates that have no row yet (none twice, none lost).
 Rows are keyed by (build, verifier, backend, candidate); a row that exists is never replaced
-(`on conflict do nothing`), so two rankings of the same build never write a candidate twice either.
+(`on conflict do nothing`), so two rankings of the same build never write a candidate twice either. Each
+row also names the record of the build whose candidates were read (build_id, builds.builds), so a report
+can say which build a score came from; a ranking only reads that record, never writes one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from baselines.lm.verifier import TrainedVerifier
+from warehouse.builds import BuildRef
 from warehouse.target import Target
 
 
@@ -59,7 +62,7 @@ class ScoreStore:
 
     def write(
         self,
-        build: str,
+        build: BuildRef,
         verifier_key: str,
         backend: str,
         keys: Sequence[str],
@@ -67,25 +70,27 @@ class ScoreStore:
         premises: Sequence[str],
         hypotheses: Sequence[str],
     ) -> int:
-        """One chunk of scores, committed; returns the rows written (existing ones are kept)."""
+        """One chunk of scores of `build`'s candidates, committed; returns the rows written (existing
+        ones are kept)."""
         rows = [
-            (build, verifier_key, backend, k, float(s), p, h)
+            (build.name, build.build_id, verifier_key, backend, k, float(s), p, h)
             for k, s, p, h in zip(keys, scores, premises, hypotheses, strict=True)
         ]
         with self._conn.transaction(), self._conn.cursor() as cursor:
             cursor.executemany(
-                "insert into results.verifier_scores (build, verifier_key, backend, candidate_key,"
-                " verifier_score, premise_sentence, hypothesis_sentence) values (%s, %s, %s, %s, %s, %s, %s)"
-                " on conflict do nothing",
+                "insert into results.verifier_scores (build, build_id, verifier_key, backend, candidate_key,"
+                " verifier_score, premise_sentence, hypothesis_sentence)"
+                " values (%s, %s, %s, %s, %s, %s, %s, %s) on conflict do nothing",
                 rows,
             )
             return max(0, cursor.rowcount)
 
     def scores(self, build: str, verifier_key: str | None = None, backend: str | None = None) -> pd.DataFrame:
-        """The scores of a build (optionally of one verifier and backend) with the verifier's name."""
+        """The scores of a build (optionally of one verifier and backend) with the verifier's name and the
+        record of the build each was ranked on (build_id)."""
         sql = (
             "select scores.verifier_key, verifiers.verifier_name, scores.backend, scores.candidate_key,"
-            " scores.verifier_score, scores.premise_sentence, scores.hypothesis_sentence"
+            " scores.verifier_score, scores.premise_sentence, scores.hypothesis_sentence, scores.build_id"
             " from results.verifier_scores as scores"
             " inner join results.verifiers as verifiers on scores.verifier_key = verifiers.verifier_key"
             " where scores.build = %s"

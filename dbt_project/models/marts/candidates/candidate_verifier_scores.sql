@@ -1,7 +1,10 @@
-{{ config(post_hook="{{ analyze_table() }}") }}
+{{ config(materialized='view') }}
 -- Every inference candidate with each verifier's score beside the paper's Relv, σ and esr: one row per
--- candidate, verifier and scoring backend that ranked it (`make rank` fills results.verifier_scores and
--- rebuilds this model). Candidates no verifier scored yet are left out.
+-- candidate, verifier and scoring backend that ranked it. A view over the scores `make rank` writes to
+-- results.verifier_scores (the rows of this build: stg_results__verifier_scores), so it shows the latest
+-- scores without a dbt run, and ranking never rebuilds (nor records) a build. Candidates no verifier
+-- scored yet are left out. It reads this build's inference_candidates: a build that replaces them
+-- rebuilds this view too (tag:teg selects both).
 with
 
 candidates as (
