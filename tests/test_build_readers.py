@@ -252,7 +252,10 @@ def test_each_builds_export_goes_to_its_own_folder(two_builds: Target, tmp_path:
 def test_make_export_passes_the_build_and_the_folder() -> None:
     def planned(*args: str) -> str:
         shown = subprocess.run(
-            ["make", "-n", "export", *args], capture_output=True, text=True, cwd=PROJECT_ROOT
+            ["make", "-n", "--no-print-directory", "export", *args],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT_ROOT,
         )
         assert shown.returncode == 0, shown.stderr
         return " ".join(shown.stdout.split())

@@ -79,20 +79,6 @@ def test_typed_rules_become_readable_sentences() -> None:
     ) == ("A is defeating B", "A is beating team B")
 
 
-def test_no_train_without_a_cached_run_is_one_line(fresh_target, tmp_path, monkeypatch, capsys) -> None:
-    from baselines.lm import cli as lm_cli
-
-    sample = Path(__file__).parent / "fixtures" / "benchmarks" / "sherliic_dev_sample.tsv"
-    load_benchmark(fresh_target, sample, "sherliic_tsv", dataset="sherliic", split="dev")
-    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))  # an empty run cache
-    code = lm_cli.main(["rank", "--no-train", "--no-plot", "--database-url", fresh_target.url()])
-    err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err, err
-    assert err.startswith("error: --no-train: the verifier minilm [x, which means that y] sherliic #"), err
-    assert err.endswith(f"(run cache {tmp_path}/lm/runs); leave --no-train out to train and cache it first\n")
-    assert len(err.splitlines()) == 1
-
-
 # ---------------------------------------------------------------- scoring backends
 
 
@@ -352,3 +338,21 @@ def test_a_directional_verifier_ranks_the_planted_rules_above_their_reverses(
         typings += len(rows)
     assert rules_won >= 2 * len(PLANTED_RULES) / 3, (rules_won, len(PLANTED_RULES))
     assert typings_won >= 0.6 * typings, (typings_won, typings)
+
+
+def test_no_train_without_a_cached_run_is_one_line(
+    demo_target, fresh_target_of, tmp_path, monkeypatch, capsys
+) -> None:
+    from baselines.lm import cli as lm_cli
+
+    fresh_target = fresh_target_of(template=demo_target)  # candidates to rank: training comes after the check
+
+    sample = Path(__file__).parent / "fixtures" / "benchmarks" / "sherliic_dev_sample.tsv"
+    load_benchmark(fresh_target, sample, "sherliic_tsv", dataset="sherliic", split="dev")
+    monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))  # an empty run cache
+    code = lm_cli.main(["rank", "--no-train", "--no-plot", "--database-url", fresh_target.url()])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert err.startswith("error: --no-train: the verifier minilm [x, which means that y] sherliic #"), err
+    assert err.endswith(f"(run cache {tmp_path}/lm/runs); leave --no-train out to train and cache it first\n")
+    assert len(err.splitlines()) == 1

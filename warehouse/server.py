@@ -392,7 +392,7 @@ def ensure_schema(url: str) -> None:
 
 def connection_parts(url: str) -> dict[str, str]:
     """Host/port/user/password/dbname of a URL, as psql reads them (dbt_project/profiles.yml reads
-    DATABASE_URL the same way; tests/test_build_records.py compares them)."""
+    DATABASE_URL the same way; tests/test_plain_dbt.py compares them)."""
     parsed = urlparse(url)
     query = parse_qs(parsed.query)
     host = query.get("host", [parsed.hostname or "localhost"])[0]

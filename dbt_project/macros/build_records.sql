@@ -44,7 +44,7 @@
     {{ return(fromjson(env_var('SHERLIIC_BUILD_CONTEXT', '{}')) if execute else {}) }}
 {%- endmacro %}
 
-{# The declared vars (dbt_project.yml) with this invocation's values; tests/test_build_records.py keeps
+{# The declared vars (dbt_project.yml) with this invocation's values; tests/test_plain_dbt.py keeps
    the list equal to dbt_project.yml's. #}
 {% macro resolved_vars() -%}
     {%- set names = [

@@ -70,7 +70,7 @@ class _Builtins:
 
 
 class _Target:
-    """dbt's `target` of the default build on Postgres (macros/current_build_name.sql reads its schema)."""
+    """dbt's `target` of the default build on Postgres."""
 
     type = "postgres"
     name = "default"
