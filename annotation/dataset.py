@@ -8,16 +8,16 @@ from pathlib import Path
 
 from psycopg.rows import dict_row
 
-from baselines.datasets import SHERLIIC_CSV_COLUMNS, SHERLIIC_TEXT_COLUMNS
-from warehouse.dbt import run_dbt
-from warehouse.export import spreadsheet_safe
+from builds.runner import run_dbt
+from evaluation.datasets import SHERLIIC_CSV_COLUMNS, SHERLIIC_TEXT_COLUMNS
+from files.spreadsheet import spreadsheet_safe
 from warehouse.target import Target
 
 # The 22 columns of SherLIiC's dev.csv / test.csv (docs/design.md §5), in order: one definition, shared with
 # the benchmark loader that reads them.
 SHERLIIC_COLUMNS = SHERLIIC_CSV_COLUMNS
 _SOURCE_COLUMN = {"examples_A": "examples_a", "examples_B": "examples_b"}
-# Text for people: spreadsheet-safe (warehouse.export.spreadsheet_safe; the benchmark reader undoes it).
+# Text for people: spreadsheet-safe (files.spreadsheet.spreadsheet_safe; the benchmark reader undoes it).
 TEXT_COLUMNS = SHERLIIC_TEXT_COLUMNS
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from extract.formats.common import check_id, check_input_file, csv_rows
+from files.reading import check_id, check_input_file, csv_rows
 from warehouse.errors import InputError
 from warehouse.target import Target
 

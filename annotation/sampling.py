@@ -16,9 +16,9 @@ from pathlib import Path
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+from builds.records import build_ref
 from deppath.render import render_candidate
-from warehouse.builds import build_ref
-from warehouse.export import spreadsheet_safe
+from files.spreadsheet import spreadsheet_safe
 from warehouse.target import Target
 
 STRATA = {
@@ -308,7 +308,7 @@ def examples_line(examples_a: list[str], examples_b: list[str]) -> str:
 def export_batch_csv(target: Target, batch_name: str, path: Path) -> int:
     """Crowdsourcing CSV: one row per premise fact, hypothesis_i_id/hypothesis_i columns (i = 1..k).
 
-    Text cells are spreadsheet-safe (warehouse.export.spreadsheet_safe). Workers answer each
+    Text cells are spreadsheet-safe (files.spreadsheet.spreadsheet_safe). Workers answer each
     hypothesis with yes / no / incomprehensible; the platform's results go back
     in through `annotation.results.import_results` (long format: item_id, worker_id, answer).
     """

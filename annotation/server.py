@@ -29,7 +29,7 @@ from psycopg.rows import dict_row
 
 from annotation.results import ANSWERS, Judgement, store_judgements, zeichner_judgement
 from annotation.sampling import examples_line, group_items
-from extract.formats.common import check_id
+from files.reading import check_id
 from warehouse.errors import InputError
 from warehouse.target import Target
 

@@ -3,9 +3,9 @@
 Features: the raw score of every other registered baseline that can run (a baseline whose resource is
 missing is left out; "Always yes", the hypothesis-only probes and this one are never features). Of the
 language-model methods only the zero-shot cosines of the models `make lm` ran are features
-(baselines.lm.plan.LmSettings.combination_features: fine-tuned LM scores of the combination's own training
+(lm.plan.LmSettings.combination_features: fine-tuned LM scores of the combination's own training
 items are in-sample and would be over-trusted); they are present once `make lm` has cached them. An
-uncovered item (NaN) gets the column's minimum, as baselines.evaluate.fill_uncovered does, plus a
+uncovered item (NaN) gets the column's minimum, as evaluation.evaluate.fill_uncovered does, plus a
 `covered:<name>` 0/1 indicator for columns that are only partly covered. Columns are standardized
 (z-scores over the training items), so the logistic-regression coefficients compare directly: they say
 which scores carry the weight.
@@ -17,7 +17,7 @@ tunes the threshold like for every other row (SherLIiC `lm_dev`: threshold on lm
 dev: threshold on train). Datasets without a training split (Zeichner) are not covered (NaN).
 
 `python -m baselines.combination` evaluates this baseline on the loaded SherLIiC items exactly as
-`make baselines` does (baselines.evaluate: same training items, same threshold tuning, so its rows equal
+`make baselines` does (evaluation.evaluate: same training items, same threshold tuning, so its rows equal
 out/baselines.md's) and writes them with the standardized coefficients of the SherLIiC model to
 out/combination/{coefficients.csv, combination.md}.
 """
@@ -33,13 +33,13 @@ import click
 import numpy as np
 import pandas as pd
 
-from baselines.catalog import load_all, registered_names
-from baselines.context import command_context
-from baselines.datasets import load_items
-from baselines.evaluate import evaluate_baseline
-from baselines.lm.plan import LmSettings
-from baselines.registry import REGISTRY, Context, ResourceMissing, register
-from warehouse.builds import BuildRef
+from builds.records import BuildRef
+from evaluation.catalog import COMBINATION, load_all, registered_names
+from evaluation.context import command_context
+from evaluation.datasets import load_items
+from evaluation.evaluate import evaluate_baseline
+from evaluation.registry import REGISTRY, Context, ResourceMissing, register
+from lm.plan import LmSettings
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.errors import print_error
 from warehouse.settings import out_folder, shared_data_dir
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 if __name__ == "__main__":
     # `python -m baselines.combination`: run the CLI of the properly imported module, so that its
-    # baseline is registered once (under its module name, as baselines.catalog imports it).
+    # baseline is registered once (under its module name, as evaluation.catalog imports it).
     import sys
 
     from baselines.combination import main as _main
@@ -59,7 +59,7 @@ if __name__ == "__main__":
 
 log = logging.getLogger(__name__)
 
-NAME = "learned combination"
+NAME = COMBINATION
 NEVER_FEATURES = frozenset({NAME, "Always yes", "hypothesis-only probe"})
 
 
@@ -249,7 +249,7 @@ def combination_score(items: pd.DataFrame, ctx: Context) -> pd.Series:
 def write_report(
     combo: Combination, rows: pd.DataFrame, out_dir: Path | None = None, build: BuildRef | None = None
 ) -> tuple[Path, Path]:
-    """out/combination/{coefficients.csv, combination.md}: the evaluation rows (baselines.evaluate's
+    """out/combination/{coefficients.csv, combination.md}: the evaluation rows (evaluation.evaluate's
     columns) and the model's standardized coefficients; the report names the build whose marts the
     warehouse-backed scores read (default: the default build)."""
     out_dir = out_dir or out_folder() / "combination"
@@ -313,7 +313,7 @@ def cli(target: Target, out: Path | None) -> int:
     if items.empty:
         print_error("no SherLIiC items loaded: run `make baselines` (it loads the benchmarks) first")
         return 1
-    with command_context(target, shared_data=shared_data_dir()) as ctx:
+    with command_context(target, shared_data=shared_data_dir(), lm=LmSettings.as_recorded()) as ctx:
         rows = evaluate_baseline(NAME, items, ctx).frame()
     combo = ctx.cache.get("combination_models", {}).get("sherliic")
     if combo is None:

@@ -2,7 +2,7 @@
 
 Python only ships the item list to the warehouse (a session table of canonical paths, types and the
 crossed flag); every set-based score is one SQL query over the build's `untyped_edges` / `teg_edges`
-(schema `warehouse`, or `build_<name>`), the same on Postgres and on Spark (warehouse.marts; the few
+(schema `warehouse`, or `build_<name>`), the same on Postgres and on Spark (warehouse.target; the few
 differences are spelled per engine).
 
 Orientation. Benchmark paths are in SherLIiC orientation (argument A = left end), warehouse relations
@@ -27,7 +27,7 @@ Scores, x = premise, y = hypothesis vector over entity pairs f:
 - BInc(x,y) = sqrt(Lin(x,y) · WeedsPMI(x,y))   (Szpektor & Dagan 2008)
 - Sherlock+ESR = Relv·σ·esr of the typed pair (docs/design.md §5, set semantics): the mart's score from
   the build's `inference_candidates` when the pair is an InfCand, else the same formulas
-  (:mod:`warehouse.scores`) on the counts the SQL returns.
+  (:mod:`teg.scores`) on the counts the SQL returns.
 
 An item whose premise or hypothesis has no warehouse relation (or, typed, no typed relation with the
 item's types) gets NaN = not covered. An empty PMI feature set gives 0 (covered, no evidence).
@@ -42,11 +42,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from baselines.registry import Context, ResourceMissing, register
 from deppath.paths import canonical_path
-from warehouse.marts import Marts, marts_of
-from warehouse.scores import esr, relv, sigma
-from warehouse.target import Target
+from evaluation.registry import Context, ResourceMissing, register
+from teg.scores import esr, relv, sigma
+from warehouse.target import Marts, Target, marts_of
 
 SCORE_COLUMNS = ("weeds_prec", "cl_xy", "cl_yx", "inv_cl", "weeds_pmi", "lin", "binc", "sherlock_esr")
 
@@ -303,7 +302,7 @@ base as (
         coalesce(s.c_min, 0) / ht.c_sum as cl_yx,
         coalesce(coalesce(s.w_prem, 0) / nullif(pt.w_sum, 0), 0) as weeds_pmi,
         coalesce(coalesce(s.w_both, 0) / nullif(pt.w_sum + ht.w_sum, 0), 0) as lin,
-        -- the counts behind Relv, σ and esr (computed in Python by warehouse.scores)
+        -- the counts behind Relv, σ and esr (computed in Python by teg.scores)
         coalesce(s.overlap, 0) as overlap,
         pt.size as prem_size,
         ht.size as hypo_size,
@@ -391,7 +390,7 @@ def compute_scores(
     items: pd.DataFrame, warehouse: Target | Marts, variant: str, *, use_infcands: bool = True
 ) -> pd.DataFrame:
     """All set-based scores of `variant` ('typed' | 'untyped') for `items` (NaN = no relation), read from
-    `warehouse`: a Target's marts or open marts of either engine (warehouse.marts).
+    `warehouse`: a Target's marts or open marts of either engine (warehouse.target).
 
     The result is indexed like `items` and has the columns SCORE_COLUMNS (sherlock_esr only typed).
     use_infcands=False computes Sherlock+ESR here even for pairs that are InfCands (tests compare both).
@@ -445,7 +444,7 @@ def significant(value: float, digits: int = 12) -> float:
 
 def _sherlock_esr(scored: pd.DataFrame) -> np.ndarray:
     """Relv·σ·esr per row: the InfCand mart's score where the pair is a candidate, else the same
-    formulas (warehouse.scores) on the pair's counts; 0 without overlap (Relv = 0)."""
+    formulas (teg.scores) on the pair's counts; 0 without overlap (Relv = 0)."""
     out = np.zeros(len(scored))
     for i, row in enumerate(scored.itertuples(index=False)):
         if not math.isnan(row.infcand_score):

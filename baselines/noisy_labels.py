@@ -7,7 +7,7 @@ typed paths (not the benchmark's text, labels or lm_split); Always yes is left o
 becomes an item in SherLIiC orientation: the premise's canonical path with its slot types; the
 hypothesis' canonical path, read reversed (and its types swapped) when the alignment is crossed, so the
 arguments line up as A(x,y) ⇒ B(x,y). The item is scored exactly as on dev: on top of Lemma when the
-baseline runs so (baselines.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the
+baseline runs so (evaluation.evaluate.run_on_top_of_lemma over the InfCand set), labelled yes iff the
 combined score reaches the dev-tuned threshold (0.5 for non-tunable 0/1 baselines).
 
 Result: results.infcand_noisy_labels (the build's rows replaced as a whole in one transaction). The InfCands
@@ -23,16 +23,16 @@ import click
 import numpy as np
 import pandas as pd
 
-from baselines.catalog import load_all
-from baselines.context import command_context
-from baselines.evaluate import fill_uncovered, run_on_top_of_lemma
-from baselines.registry import REGISTRY, Context, ResourceMissing
+from builds.records import BuildRef
 from deppath.paths import is_reversed, reverse_path
-from warehouse.builds import BuildRef
+from evaluation.catalog import load_all
+from evaluation.context import command_context
+from evaluation.evaluate import fill_uncovered, run_on_top_of_lemma
+from evaluation.registry import REGISTRY, Context, ResourceMissing
+from lm.plan import LmSettings
 from warehouse.command_line import CONTEXT, run, target_options, version_option
-from warehouse.marts import Marts, marts_of
 from warehouse.settings import shared_data_dir
-from warehouse.target import ENGINES, Target
+from warehouse.target import ENGINES, Marts, Target, marts_of
 
 # The probe and the combination need benchmark text, labels or lm_split (not computable for an InfCand);
 # Always yes would label every InfCand yes, which says nothing.
@@ -204,7 +204,7 @@ def cli(target: Target, method: str | None) -> None:
     """Noisy labels for every InfCand from the best dev baseline (`make noisy-labels`).
 
     Writes results.infcand_noisy_labels; needs `make baselines` first (results.baseline_scores)."""
-    with command_context(target, shared_data=shared_data_dir()) as ctx:
+    with command_context(target, shared_data=shared_data_dir(), lm=LmSettings.as_recorded()) as ctx:
         method, n, n_pos = build(ctx, method)
         label = ctx.build_ref.label
     print(f"results.infcand_noisy_labels: {n} InfCands of build {label} labelled by {method!r}, {n_pos} yes")

@@ -12,7 +12,7 @@ artefacts of the hypothesis alone. Features (binary, scikit-learn DictVectorizer
 - `voice=passive|active` (baselines.lemma.is_passive on the path; text: a form of "be"/"get" followed by
   a participle), `reversed=<bool>` for paths.
 Model: logistic regression (C=1, lbfgs), trained on each benchmark's train split (SherLIiC-dev
-lm_split=train; Levy/Holt train), evaluated with the normalized AUC of Li et al. (baselines.metrics) on
+lm_split=train; Levy/Holt train), evaluated with the normalized AUC of Li et al. (evaluation.metrics) on
 its dev split and, for Levy/Holt, on every directional subset's dev split. `python -m baselines.probe`
 writes out/probe/probe.csv and .md; `artefact_strength()` returns the same table for the report.
 
@@ -32,10 +32,10 @@ import click
 import numpy as np
 import pandas as pd
 
-from baselines.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, read_sherliic_tsv
 from baselines.lemma import is_passive, path_is_reversed, path_lemmas
-from baselines.metrics import auc_normalized, roc_auc
-from baselines.registry import Context, register
+from evaluation.datasets import LEVY_HOLT_SUBSETS, items_frame, read_levy_holt, sherliic_splits
+from evaluation.metrics import auc_normalized, roc_auc
+from evaluation.registry import Context, register
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, version_option
 from warehouse.settings import out_folder, shared_data_dir
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 if __name__ == "__main__":
     # `python -m baselines.probe`: run the CLI of the properly imported module, so that its
-    # baseline is registered once (under its module name, as baselines.catalog imports it).
+    # baseline is registered once (under its module name, as evaluation.catalog imports it).
     import sys
 
     from baselines.probe import main as _main
@@ -135,17 +135,6 @@ def evaluate(model: Pipeline, items: pd.DataFrame) -> dict[str, float]:
 
 
 # --- the benchmarks the probe is run on (read without spaCy: the features need no parse) -----------
-
-
-def _extra(items: pd.DataFrame, key: str) -> pd.Series:
-    return items["extra"].map(lambda e: (e or {}).get(key) if isinstance(e, dict) else None)
-
-
-def sherliic_splits(shared: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """SherLIiC-dev split by lm_split (Schmitt & Schütze 2021): (train, dev)."""
-    items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
-    lm_split = _extra(items, "lm_split")
-    return items[lm_split == "train"].reset_index(drop=True), items[lm_split == "dev"].reset_index(drop=True)
 
 
 def levy_holt_file(shared: Path, folder: str, split: str) -> pd.DataFrame:

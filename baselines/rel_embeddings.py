@@ -34,14 +34,13 @@ import numpy as np
 import pandas as pd
 
 from baselines.distributional import items_key, resolve_keys
-from baselines.metrics import best_f1_threshold, precision_recall_f1
-from baselines.probe import sherliic_splits
-from baselines.registry import Context, ResourceMissing, register
 from baselines.word_vectors import word2vec_score
+from evaluation.datasets import sherliic_splits
+from evaluation.metrics import best_f1_threshold, precision_recall_f1
+from evaluation.registry import Context, ResourceMissing, register
 from warehouse.errors import InputError
-from warehouse.marts import Marts, marts_of
 from warehouse.settings import out_folder, shared_data_dir
-from warehouse.target import Target
+from warehouse.target import Marts, Target, marts_of
 
 log = logging.getLogger(__name__)
 

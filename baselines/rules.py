@@ -11,42 +11,24 @@ not obtainable offline, so their loaders read the published formats from files n
 variables (SHERLIIC_PATTY_PATTERNS + SHERLIIC_PATTY_SUBSUMPTIONS, SHERLIIC_SCHOENMACKERS, SHERLIIC_CHIRPS)
 or from `rules/{patty,schoenmackers,chirps}/` in the shared folder, and the baseline is skipped with a
 clear message (ResourceMissing) when they are absent. The variables (RESOURCE_VARIABLES, also one per
-shared-folder file) are read once at a command's edge (:func:`resource_files`) into the Context.
+shared-folder file) are read once at a command's edge (evaluation.context.resource_files) into the Context.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import re
 from collections import defaultdict
-from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from baselines.lemma import is_passive, lemma_rule, path_lemmas, predicate_lemma, stopwords
-from baselines.registry import Context, ResourceMissing, get, register
+from evaluation.context import RESOURCE_VARIABLES
+from evaluation.registry import Context, ResourceMissing, get, register
 from warehouse.errors import InputError
 
 INTERPUNCTION = frozenset([",", ".", "?", "!", ":", "'", '"', ";", "-", "_"])
-# Environment variables naming a rule file (instead of the shared data folder's copy).
-RESOURCE_VARIABLES = (
-    "SHERLIIC_BERANT_I",
-    "SHERLIIC_BERANT_II",
-    "SHERLIIC_PPDB",
-    "SHERLIIC_PATTY_PATTERNS",
-    "SHERLIIC_PATTY_SUBSUMPTIONS",
-    "SHERLIIC_SCHOENMACKERS",
-    "SHERLIIC_CHIRPS",
-)
-
-
-def resource_files(environ: Mapping[str, str] | None = None) -> dict[str, Path]:
-    """The rule files named by RESOURCE_VARIABLES in `environ` (default this process's environment): read
-    once, at a command's edge, into Context.resource_files."""
-    environ = os.environ if environ is None else environ
-    return {name: Path(environ[name]) for name in RESOURCE_VARIABLES if environ.get(name)}
 
 
 def db_form(path: str, reversed_: bool) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from baselines.lemma import path_lemmas
-from baselines.registry import Context, register
+from evaluation.registry import Context, register
 
 NAME = "word2vec (GloVe 6B 50d substitute)"
 

@@ -21,12 +21,13 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from baselines.catalog import ordered_names
-from baselines.context import command_context
-from baselines.datasets import items_frame, read_sherliic_tsv
 from baselines.distributional import compute_scores
-from baselines.registry import REGISTRY, ResourceMissing
 from deppath.paths import canonical_path
+from evaluation.catalog import ordered_names
+from evaluation.context import command_context
+from evaluation.datasets import items_frame, read_sherliic_tsv
+from evaluation.registry import REGISTRY, ResourceMissing
+from lm.plan import LmSettings
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder, shared_data_dir
@@ -180,7 +181,7 @@ def bench_all_baselines(target: Target) -> dict:
     shared = shared_data_dir()
     items = items_frame(read_sherliic_tsv(shared / "sherliic" / "dev.tsv"))
     rows, skipped = [], {}
-    with command_context(target, shared_data=shared) as ctx:
+    with command_context(target, shared_data=shared, lm=LmSettings.as_recorded()) as ctx:
         for name in tqdm(ordered_names(), desc="baselines", unit="baseline"):
             started = time.perf_counter()
             try:

@@ -37,7 +37,7 @@ from pathlib import Path
 import click
 import psutil
 
-from benchmarks import bench_incremental
+from benchmarks import bench_incremental, reports
 from benchmarks.profile_candidates import (
     MARTS_SELECTOR,
     median_run,
@@ -47,6 +47,7 @@ from benchmarks.profile_candidates import (
     vacuum_database,
 )
 from benchmarks.reference import compare_with_marts
+from benchmarks.reports import gib
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.errors import print_error
@@ -298,10 +299,6 @@ def growth(rows: list[dict], getter) -> list[dict]:
     return out
 
 
-def gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
 def markdown(report: dict) -> str:
     lines = [
         "# Candidate build benchmark",
@@ -549,10 +546,8 @@ def write_report(rows: list[dict], failed: list[dict], args: Options, dbt_vars: 
         "growth_reference": growth([r for r in rows if "reference" in r], lambda r: r["reference"]["wall_s"]),
         "goals": goals(rows),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "candidates.json").write_text(json.dumps(report, indent=2, default=str))
     md = markdown(report)
-    (args.out / "candidates.md").write_text(md)
+    reports.write_report(args.out, "candidates", report, md)
     if final:
         print(json.dumps(report, indent=2, default=str))
         print(md)

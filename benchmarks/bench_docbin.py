@@ -20,11 +20,12 @@ from pathlib import Path
 import click
 
 from benchmarks.bench_extract import bench_documents
+from benchmarks.reports import write_report
 from deppath.parsing import load_nlp
 from deppath.records import Document
+from extract.batches.store import open_batch_store
 from extract.loading import load_corpus
 from warehouse import command_line
-from warehouse.batch_store import open_batch_store
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, target_options, version_option
 from warehouse.settings import out_folder
 from warehouse.target import Target
@@ -129,10 +130,8 @@ def markdown(result: dict) -> str:
 @target_options()
 def cli(target: Target, n: int, repeats: int, out: Path) -> None:
     result = run(target, n, repeats)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "docbin.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     text = markdown(result)
-    (out / "docbin.md").write_text(text, encoding="utf-8")
+    write_report(out, "docbin", result, text)
     print(text)
 
 

@@ -13,7 +13,6 @@ and out/bench/extract.md and prints them.
 
 from __future__ import annotations
 
-import json
 import platform
 import random
 import resource
@@ -24,13 +23,14 @@ from pathlib import Path
 import click
 
 from benchmarks.fidelity import sherliic_fidelity
+from benchmarks.reports import write_report
 from deppath.parsing import load_nlp
 from deppath.records import Document, ExtractionResult, Mention, PathInstance
+from extract.batches.store import BatchClaim, PostgresBatchWriter, open_batch_store
 from extract.formats import reader
 from extract.pipeline import Extraction, extract_documents
 from extract.postgres_load import write_corpus
 from warehouse import command_line
-from warehouse.batch_store import BatchClaim, PostgresBatchWriter, open_batch_store
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, target_options, version_option
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import Target
@@ -208,10 +208,8 @@ def markdown(result: dict) -> str:
 @target_options()
 def cli(target: Target, n: int, copy_sentences: int, repeats: int, no_fidelity: bool, out: Path) -> None:
     result = run(target, n, copy_sentences, not no_fidelity, repeats)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "extract.json").write_text(json.dumps(result, indent=2, default=str) + "\n", encoding="utf-8")
     text = markdown(result)
-    (out / "extract.md").write_text(text, encoding="utf-8")
+    write_report(out, "extract", result, text)
     print(text)
 
 

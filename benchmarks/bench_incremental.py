@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import click
 
 from benchmarks.profile_candidates import MARTS_SELECTOR, median_run, profile_dbt_run, repeat_option
+from benchmarks.reports import write_report
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
 from warehouse.scratch import database_snapshot, scratch_database
@@ -326,10 +327,8 @@ def cli(target: Target, instances: int, share: float, repeat: int, dbt_vars: dic
             "first_build": first,
             **bench_incremental(bench, base, share, dbt_vars, Path(tmp), repeat),
         }
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "incremental.json").write_text(json.dumps({"cpus": os.cpu_count(), **row}, indent=2, default=str))
     text = markdown(row)
-    (out / "incremental.md").write_text(text)
+    write_report(out, "incremental", {"cpus": os.cpu_count(), **row}, text)
     print(text)
     return 0 if row["equal"] and row["plan"]["is_incremental"] else 1
 

@@ -31,15 +31,16 @@ import psutil
 import pyarrow.parquet as pq
 
 from benchmarks.bench_candidates import MARTS_SELECTOR, MemorySampler, run_sql_build
+from benchmarks.reports import gib, write_report
 from benchmarks.synthetic_teg import GeneratorConfig, generate
+from builds.runner import run_dbt
 from demo import generator
+from extract.batches.store import MAX_KEPT_ERRORS
 from extract.formats import reader
 from extract.loading import load_corpus
 from extract.pipeline import Extraction
 from extract.spark_tasks import is_record, partition_records
-from warehouse.batch_store import MAX_KEPT_ERRORS
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
-from warehouse.dbt import run_dbt
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Target
@@ -316,10 +317,6 @@ def projection_markdown(p: dict) -> list[str]:
     return lines
 
 
-def gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
 def markdown(report: dict) -> str:
     lines = [
         "# Spark benchmark (`make bench-spark`)",
@@ -464,9 +461,7 @@ def cli(
         shutil.rmtree(work, ignore_errors=True)
     if "extraction" in report and report["dbt"]:
         report["projection"] = projection(report)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "spark.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out / "spark.md").write_text(markdown(report))
+    write_report(out, "spark", report, markdown(report))
     print(markdown(report))
 
 

@@ -35,9 +35,10 @@ from pathlib import Path
 import click
 import psutil
 
+from benchmarks.reports import gib
 from benchmarks.synthetic_teg import GeneratorConfig, generate, shape_options
+from builds.runner import dbt_output, run_dbt
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, json_object, run, target_options, version_option
-from warehouse.dbt import dbt_output, run_dbt
 from warehouse.scratch import scratch_database
 from warehouse.settings import out_folder
 from warehouse.target import Target
@@ -338,10 +339,6 @@ def profile_dbt_run(
 
 
 # -- command -----------------------------------------------------------------------------------------
-def gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
 def mib(n: int) -> str:
     return f"{n / 2**20:,.0f} MiB"
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from warehouse.scores import esr, relv, sigma
+from teg.scores import esr, relv, sigma
 from warehouse.target import Target
 
 TOP = "⊤"

@@ -31,7 +31,7 @@ import click
 import numpy as np
 from tqdm import tqdm
 
-from warehouse.batch_store import BatchClaim, BatchWriter, PostgresBatchWriter, open_batch_store
+from extract.batches.store import BatchClaim, BatchWriter, PostgresBatchWriter, open_batch_store
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.errors import ConfigurationError
 from warehouse.target import Target

@@ -27,15 +27,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from builds.runner import run_dbt
 from demo import generator
 from demo.relations import PLANTED_RULES, PlantedRule, noise_paths, related_paths
 from extract.loading import load_corpus, load_types
 from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, version_option
-from warehouse.dbt import run_dbt
 from warehouse.errors import DatabaseUnavailable
-from warehouse.marts import Marts
 from warehouse.settings import out_folder
-from warehouse.target import ENGINES, Target
+from warehouse.target import ENGINES, Marts, Target
 
 DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpora` selects it)
 

@@ -13,7 +13,7 @@ from demo.sentences import render
 from demo.world import Fact, build_world, draw_pairs
 from deppath.records import Document, Mention
 from extract.pipeline import extract_documents
-from warehouse.scores import esr, relv, sigma
+from teg.scores import esr, relv, sigma
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def scores(
     n_entities: int,
     alignment: str = "straight",
 ) -> ExpectedScore:
-    """Relv, σ and esr (docs/design.md §5, :mod:`warehouse.scores`) for two sets of entity pairs
+    """Relv, σ and esr (docs/design.md §5, :mod:`teg.scores`) for two sets of entity pairs
     (crossed = B read (y, x))."""
     if alignment == "crossed":
         hypothesis = {(y, x) for x, y in hypothesis}

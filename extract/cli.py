@@ -33,12 +33,12 @@ from rich.console import Console
 from rich.table import Table
 
 from extract import loading
+from extract.batches.store import BatchSummary, RemovedBatches, open_batch_store
 from extract.formats import FORMATS
 from extract.load_plan import ON_DUPLICATE
 from extract.real import CORPUS_GROUPS, run_real
 from extract.summary import database_summary, file_label
 from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
-from warehouse.batch_store import BatchSummary, RemovedBatches, open_batch_store
 from warehouse.command_line import (
     CONTEXT,
     USER_ERRORS,

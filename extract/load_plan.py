@@ -24,12 +24,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from deppath.records import Document, Mention
+from extract.batches.store import MAX_KEPT_ERRORS, BatchSummary, BatchWriter
 from extract.formats import reader
 from extract.formats.base import CorpusReader, PreparsedReader
-from extract.formats.common import ErrorHandler, check_document, check_input_file, nfc, report
 from extract.formats.docbin import SpacyReader
+from extract.formats.documents import check_document
 from extract.pipeline import Extraction
-from warehouse.batch_store import MAX_KEPT_ERRORS, BatchSummary, BatchWriter
+from files.reading import ErrorHandler, check_input_file, nfc, report
 from warehouse.errors import InputError
 
 # Corpus names end up in dbt vars and shell commands: plain names only, nothing to quote.

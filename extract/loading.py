@@ -5,9 +5,9 @@ file, on the Target's engine (Postgres or Spark).
     load_types(target, "types.tsv", "tsv", type_source="freebase")
     load_type_map(target, "types.map")
 
-The batch lifecycle is the batch store's (:mod:`warehouse.batch_store`): one file = one batch with the
+The batch lifecycle is the batch store's (:mod:`extract.batches.store`): one file = one batch with the
 sha256 of its content (of a text file: independent of line endings and trailing whitespace,
-:func:`~warehouse.batch_store.text_checksum`); the same content again is skipped (``replace=True``
+:func:`~extract.batches.store.text_checksum`); the same content again is skipped (``replace=True``
 reloads it); other content at a loaded path is refused unless replacing; a batch is written whole or not
 at all, whatever stops it (bad input is an
 :class:`InputError` ``file:line: problem`` and a 'failed' batch row); ``skip_bad=True`` counts bad
@@ -16,7 +16,7 @@ shares its plan (:mod:`extract.load_plan`) between the engines and writes its ro
 own corpus writer (:mod:`extract.postgres_load`, :mod:`extract.spark_load`); type tables and maps are
 written the same way on both. A corpus batch belongs to a named corpus (default: the file's stem): the
 dbt var ``corpora`` builds the graph from some corpora only; a file's content belongs to one corpus.
-List and remove batches with :func:`warehouse.batch_store.open_batch_store`.
+List and remove batches with :func:`extract.batches.store.open_batch_store`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from extract import postgres_load, spark_load
+from extract.batches.store import (
+    BatchClaim,
+    BatchSummary,
+    BatchWriter,
+    file_checksum,
+    open_batch_store,
+    text_checksum,
+)
 from extract.formats import BINARY_FORMATS
-from extract.formats.common import check_id, check_input_file
 from extract.load_plan import bad_lines, plan_corpus
 from extract.types import (
     DEFAULT_SOURCE,
@@ -36,14 +43,7 @@ from extract.types import (
     textent_titles,
     title_type_rows,
 )
-from warehouse.batch_store import (
-    BatchClaim,
-    BatchSummary,
-    BatchWriter,
-    file_checksum,
-    open_batch_store,
-    text_checksum,
-)
+from files.reading import check_id, check_input_file
 from warehouse.errors import ConfigurationError, InputError
 from warehouse.settings import out_folder
 from warehouse.target import Target

@@ -16,10 +16,10 @@ from contextlib import closing
 import psycopg
 
 from deppath.records import Document, ExtractionResult
+from extract.batches.store import PostgresBatchWriter, lock_key
 from extract.corpus_rows import Tally, document_rows
 from extract.load_plan import BadLines, CorpusPlan
 from extract.pipeline import extract_documents
-from warehouse.batch_store import PostgresBatchWriter, lock_key
 from warehouse.errors import InputError
 
 CHUNK_ROWS = 5000  # rows buffered before a COPY round trip

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extract.formats.common import json_lines
+from extract.batches.store import BatchSummary
 from extract.loading import load_corpus, load_title_types, load_type_map, load_types
 from extract.summary import database_summary, file_label
 from extract.types import textent_names
-from warehouse.batch_store import BatchSummary
+from files.reading import json_lines
 from warehouse.settings import shared_data_dir
 from warehouse.target import Target
 

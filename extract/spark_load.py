@@ -16,7 +16,7 @@ The same pipeline as on Postgres, run as Spark jobs:
   are dense and follow the input order like Postgres' identity columns.
 
 The batch's lifecycle (skip, replace, publish, a 'failed' row, a crashed load cleaned up) is the batch
-store's (:mod:`warehouse.batch_store`). A bad record found in a task fails the batch with the first
+store's (:mod:`extract.batches.store`). A bad record found in a task fails the batch with the first
 one's ``file:line: problem``, or is counted with ``skip_bad``. pyspark is imported lazily (the [spark]
 extra is needed on this engine only).
 """
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from functools import partial
 from itertools import islice
 
+from extract.batches.store import MAX_KEPT_ERRORS, SparkBatchWriter
 from extract.load_plan import CorpusPlan
 from extract.pipeline import TASK_DOCUMENTS, Feed
 from extract.spark_tasks import (
@@ -45,7 +46,6 @@ from extract.spark_tasks import (
     task_summary,
     type_count,
 )
-from warehouse.batch_store import MAX_KEPT_ERRORS, SparkBatchWriter
 from warehouse.errors import InputError
 from warehouse.target import Target
 

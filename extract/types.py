@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from extract.formats.common import ErrorHandler, check_id, nfc, read_lines, report
+from files.reading import ErrorHandler, check_id, nfc, read_lines, report
 from warehouse.errors import InputError
 
 TYPE_FORMATS = ("tsv", "ntriples", "textent")

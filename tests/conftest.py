@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 from xdist.scheduler import LoadScopeScheduling
 
-from baselines.lm import models
+from lm import models
 from warehouse import server
 from warehouse.settings import shared_data_dir
 from warehouse.target import Target

@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from builds.runner import run_dbt
 from demo import generator
 from demo.job import DemoSummary, run_demo
-from warehouse.dbt import run_dbt
-from warehouse.export import export
+from release.export import export
 from warehouse.settings import PROJECT_ROOT
 from warehouse.target import Target
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from annotation.sampling import sample_batch
-from warehouse.dbt import run_dbt
+from builds.runner import run_dbt
 from warehouse.target import Target
 
 PAIRS = [(f"e{i}", f"f{i}") for i in range(1, 7)]

@@ -17,6 +17,7 @@ import psycopg
 import pytest
 
 import warehouse
+from builds.runner import dbt_executable, run_dbt
 from tests.test_dbt_build import BUY, BUY_FROM, SELL_TO, build, load_raw_graph, planted_graph
 from warehouse.api import (
     CORPORA_MART,
@@ -29,7 +30,6 @@ from warehouse.api import (
     read_sql,
     rebuild_command,
 )
-from warehouse.dbt import dbt_executable, run_dbt
 from warehouse.errors import DatabaseUnavailable
 from warehouse.server import with_database
 from warehouse.settings import DBT_PROJECT_DIR, PROJECT_ROOT

@@ -19,17 +19,18 @@ from urllib.parse import urlparse
 
 import pytest
 
-from baselines import catalog, datasets
-from baselines.evaluate import evaluate_baseline
-from baselines.registry import Context
 from deppath.extraction import MAX_MENTIONS_PER_SENTENCE, SENTENCE_TOO_LONG, TOO_MANY_MENTIONS
+from evaluation import catalog, datasets
+from evaluation.evaluate import evaluate_baseline
+from evaluation.registry import Context
 from extract import cli
-from extract.formats.common import MAX_DOCUMENT_CHARS, MAX_ID_BYTES, check_input_file
+from extract.formats.documents import MAX_DOCUMENT_CHARS
 from extract.loading import load_corpus
 from extract.summary import database_summary
+from files.reading import MAX_ID_BYTES, check_input_file
+from files.spreadsheet import spreadsheet_safe, spreadsheet_unsafe, sql_spreadsheet_safe
 from warehouse import server
 from warehouse.errors import DatabaseUnavailable, InputError
-from warehouse.export import _sql_spreadsheet_safe, spreadsheet_safe, spreadsheet_unsafe
 from warehouse.target import Target
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
@@ -119,7 +120,7 @@ def test_two_benchmark_files_for_the_same_split_never_count_an_item_twice(fresh_
 
 
 def _load_benchmark_in_process(target: Target, path: str, start, queue) -> None:
-    from baselines import datasets  # imported before the start signal: both loads begin together
+    from evaluation import datasets  # imported before the start signal: both loads begin together
 
     start.wait(60)
     try:
@@ -252,7 +253,7 @@ def test_files_that_are_not_readable_files(fresh_target, tmp_path, capsys):
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run the check as another user")
 def test_permission_denied_is_one_line(tmp_path):
     """root reads every file, so a forked child that became user `nobody` checks a file only root may
-    read (the same check every loader runs before reading: extract.formats.common.check_input_file)."""
+    read (the same check every loader runs before reading: files.reading.check_input_file)."""
     path = tmp_path / "secret.jsonl"
     path.write_text(OK_LINE + "\n")
     path.chmod(0o600)
@@ -526,7 +527,7 @@ def test_spreadsheet_formulas_are_neutralised_in_text_for_people(db_target):
         assert spreadsheet_safe(text) == text and spreadsheet_unsafe(text) == text
     with db_target.connect() as conn:
         rows = conn.execute(
-            f"select {_sql_spreadsheet_safe('t.x')} from (values ('=1+1'), ('-a'), ('@b'), ('ok'), "
+            f"select {sql_spreadsheet_safe('t.x')} from (values ('=1+1'), ('-a'), ('@b'), ('ok'), "
             "(E'\\tx'), ('a-b')) as t(x)"
         ).fetchall()
     assert [r[0] for r in rows] == ["'=1+1", "'-a", "'@b", "ok", "'\tx", "a-b"]

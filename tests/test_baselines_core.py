@@ -11,8 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines import catalog, cli, datasets, report
-from baselines.evaluate import (
+from baselines import cli
+from baselines.word_vectors import WordVectors, path_cosine
+from builds.records import BuildMismatch, BuildRef
+from evaluation import catalog, datasets, report
+from evaluation.evaluate import (
     CSV_COLUMNS,
     RESULT_COLUMNS,
     evaluate_baseline,
@@ -20,9 +23,7 @@ from baselines.evaluate import (
     run_on_top_of_lemma,
     store_results,
 )
-from baselines.registry import Baseline, Context
-from baselines.word_vectors import WordVectors, path_cosine
-from warehouse.builds import BuildMismatch, BuildRef
+from evaluation.registry import Baseline, Context
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -66,7 +67,7 @@ def test_non_tunable_rows_are_threshold_free():
 
 
 def test_a_failing_baseline_is_recorded_not_fatal():
-    from baselines import registry
+    from evaluation import registry
 
     def broken(df, ctx):
         raise ValueError("boom")

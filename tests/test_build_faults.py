@@ -16,10 +16,10 @@ from test_builds import TEG, records, relations_of, sherliic_dbt, start, wait_fo
 from test_dbt_build import load_raw_graph, planted_graph
 from test_plain_dbt import start_plain_dbt
 
+from builds.records import BuildRecord
+from builds.runner import ChildOutcome, _report
 from extract.cli import main as extract_main
-from warehouse.builds import BuildRecord
-from warehouse.dbt import ChildOutcome, _report
-from warehouse.export import export
+from release.export import export
 from warehouse.target import Target
 
 SMALL = ["--select", "+teg_corpora"]

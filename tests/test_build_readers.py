@@ -24,8 +24,8 @@ from test_corpora import _add_corpus
 from test_dbt_build import load_raw_graph, planted_graph
 from test_lm_rank import bench_verifier, needs_lm
 
+from builds.records import current_build
 from warehouse.api import QueryRefused, open_warehouse, read_mart, read_sql
-from warehouse.builds import current_build
 from warehouse.query_guard import schema_references
 from warehouse.settings import PROJECT_ROOT
 from warehouse.target import Target, build_of_schema
@@ -171,8 +171,8 @@ def test_rank_takes_a_build(two_builds: Target) -> None:
 def test_ranking_a_named_build_adds_no_record_and_the_view_shows_its_scores(
     two_builds: Target, lm_cache: Path, tmp_path: Path
 ) -> None:
-    from baselines.lm.rank.cli import rank_build
-    from baselines.lm.rank.ranking import RankSettings
+    from lm.rank.cli import rank_build
+    from lm.rank.ranking import RankSettings
 
     target, both = two_builds, two_builds.with_build("both")
     before = records(target)

@@ -26,9 +26,9 @@ from psycopg.rows import dict_row
 from test_corpora import _add_corpus
 from test_dbt_build import ACQUIRE, BUY, load_raw_graph, planted_graph
 
+from builds.runner import dbt_executable
+from release.export import export
 from warehouse.api import read_mart
-from warehouse.dbt import dbt_executable
-from warehouse.export import export
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from baselines import catalog, report
 from baselines.cli import cli as baselines_cli
 from baselines.cli import registered_methods
-from baselines.registry import is_composite, resolve
+from evaluation import catalog, report
+from evaluation.registry import is_composite, resolve
 from extract.cli import cli as extract_cli
 from warehouse.command_line import place_options
 from warehouse.db_cli import cli as db_cli

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from extract.batches.store import BatchSummary
 from extract.loading import load_corpus
 from extract.summary import database_summary
-from warehouse.batch_store import BatchSummary
 from warehouse.target import Target
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"

@@ -19,11 +19,11 @@ import pytest
 from psycopg.rows import dict_row
 from test_dbt_build import ACQUIRE, BUY, build, load_raw_graph, planted_graph
 
+from builds.runner import run_dbt
 from extract import cli
+from extract.batches.store import open_batch_store
 from extract.loading import load_corpus, load_types
 from extract.summary import file_label
-from warehouse.batch_store import open_batch_store
-from warehouse.dbt import run_dbt
 from warehouse.errors import InputError
 from warehouse.target import Target
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from baselines import datasets
-from warehouse.batch_store import open_batch_store
+from evaluation import datasets
+from extract.batches.store import open_batch_store
 from warehouse.errors import InputError
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"

@@ -19,8 +19,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from warehouse.dbt import run_dbt
-from warehouse.export import export, main
+from builds.runner import run_dbt
+from release.export import export, main
 from warehouse.settings import PROJECT_ROOT
 from warehouse.target import Target
 

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from test_dbt_build import load_raw_graph, planted_graph
 
-from warehouse.dbt import run_dbt
+from builds.runner import run_dbt
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from baselines.distributional import compute_scores
-from baselines.registry import REGISTRY, Context
+from evaluation.registry import REGISTRY, Context
 from warehouse.target import Target
 
 LEAD, HEAD, OBEY, OWN = (f"nsubj^-___{v}___dobj" for v in ("lead", "head", "obey", "own"))

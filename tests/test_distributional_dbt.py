@@ -16,7 +16,7 @@ import pytest
 from test_distributional import EDGES, HEAD, LEAD, OBEY, item, rev
 
 from baselines.distributional import compute_scores
-from warehouse.dbt import run_dbt
+from builds.runner import run_dbt
 from warehouse.target import Target
 
 TYPES = {"a": "person", "b": "company", "c": "city", "d": "company", "e": "person"}
@@ -124,8 +124,8 @@ def test_sql_sherlock_equals_the_mart_for_every_infcand(dbt_target: Target) -> N
 def test_noisy_labels_for_every_infcand(dbt_target: Target) -> None:
     """Best computable baseline by dev F1 labels every InfCand; crossed InfCands line up (overlap > 0)."""
     from baselines import noisy_labels
-    from baselines.evaluate import RESULT_COLUMNS, store_results
-    from baselines.registry import Context
+    from evaluation.evaluate import RESULT_COLUMNS, store_results
+    from evaluation.registry import Context
 
     def row(method: str, f1: float, threshold: float) -> dict:
         base = dict.fromkeys(RESULT_COLUMNS, 0.0)

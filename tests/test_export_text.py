@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from warehouse.export import _csv_value, _text_value, postgres_float
+from release.export import _csv_value, _text_value, postgres_float
 from warehouse.target import Target
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from extract.formats import FORMATS, reader
 from extract.formats.base import CorpusReader, PreparsedReader
-from extract.formats.common import find_surface, normalise_name
+from extract.formats.documents import find_surface, normalise_name
 from extract.formats.fewrel import detokenize
 from extract.formats.grec import strip_markup, title_from_url
 from extract.formats.trex import restore

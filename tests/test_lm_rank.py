@@ -1,11 +1,11 @@
-"""Every inference candidate ranked by a verifier (baselines/lm/rank/, baselines/lm/inference.py): the
+"""Every inference candidate ranked by a verifier (lm/rank/, lm/inference.py): the
 sentences a typed rule becomes, the scoring backends (torch = ONNX fp32 within 1e-5), the ranking on the
 demo warehouse (resumable after a kill, a re-run scores nothing, the mart (a view: no dbt run), the
 export's rules_verifier.tsv, the plot); the same scores on Spark: tests/test_spark_demo.py; a named build
 ranked without a new build record: tests/test_build_readers.py.
 
 Speed and plumbing tests score with a "bench" run (the pretrained MiniLM encoder and a seeded head:
-baselines.lm.rank.bench.bench_run), which needs no training; tests marked `lm` need the [lm] extra.
+lm.rank.bench.bench_run), which needs no training; tests marked `lm` need the [lm] extra.
 """
 
 from __future__ import annotations
@@ -19,20 +19,20 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from baselines.datasets import load_benchmark, load_items
-from baselines.lm import models
-from baselines.lm.rank import ranking as ranking_module
-from baselines.lm.rank.candidates import candidate_frame, candidates_query, readable_argument, rule_sentences
-from baselines.lm.rank.ranking import RankSettings, rank_candidates
-from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates
-from baselines.lm.rank.store import ScoreStore
-from baselines.lm.runs import RunSettings
-from baselines.lm.verifier import TrainedVerifier, VerifierSpec, build_verifier, mix
+from builds.records import build_ref
 from demo import generator
 from demo.job import run_demo
 from demo.relations import PLANTED_RULES
-from warehouse.builds import build_ref
-from warehouse.export import export
+from evaluation.datasets import load_benchmark, load_items
+from lm import models
+from lm.rank import ranking as ranking_module
+from lm.rank.candidates import candidate_frame, candidates_query, readable_argument, rule_sentences
+from lm.rank.ranking import RankSettings, rank_candidates
+from lm.rank.report import plot_verifier_vs_esr, scored_candidates
+from lm.rank.store import ScoreStore
+from lm.runs import RunSettings
+from lm.verifier import TrainedVerifier, VerifierSpec, build_verifier, mix
+from release.export import export
 from warehouse.target import Target
 
 
@@ -97,8 +97,8 @@ PAIRS = [
 
 @needs_lm
 def test_backends_agree_and_batches_do_not_change_scores(lm_cache: Path) -> None:
-    from baselines.lm import inference
-    from baselines.lm.rank.bench import bench_run
+    from lm import inference
+    from lm.rank.bench import bench_run
 
     run = bench_run("minilm", lm_cache)
     premises, hypotheses = [p for p, _ in PAIRS], [h for _, h in PAIRS]
@@ -129,8 +129,8 @@ def test_backends_agree_and_batches_do_not_change_scores(lm_cache: Path) -> None
 def test_a_damaged_onnx_export_is_exported_again(lm_cache: Path, capsys) -> None:
     """A cached export truncated (a full disk, a copy cut short) or emptied is exported again with one line
     saying so, not a protobuf error; so is an int8 export asked for beside a damaged fp32 one."""
-    from baselines.lm import inference
-    from baselines.lm.rank.bench import bench_run
+    from lm import inference
+    from lm.rank.bench import bench_run
 
     run = bench_run("minilm", lm_cache)
     premises, hypotheses = [p for p, _ in PAIRS], [h for _, h in PAIRS]
@@ -162,8 +162,8 @@ def test_a_damaged_onnx_export_is_exported_again(lm_cache: Path, capsys) -> None
 def test_the_fast_path_scores_the_mix_like_the_verifier_api(lm_cache: Path) -> None:
     """A verifier with a cosine share (the honest selection's pick) on every backend: its runs' mean
     probability mixed with the zero-shot cosine of the two sentences, on the same backend, equal to the
-    benchmarks' cosine (baselines.lm.encoder.cosine_scores) within 1e-5 (fp32)."""
-    from baselines.lm import encoder, inference
+    benchmarks' cosine (lm.encoder.cosine_scores) within 1e-5 (fp32)."""
+    from lm import encoder, inference
 
     verifier = bench_verifier(lm_cache, cosine_share=0.75)
     premises, hypotheses = [p for p, _ in PAIRS], [h for _, h in PAIRS]
@@ -187,7 +187,7 @@ def test_the_fast_path_scores_the_mix_like_the_verifier_api(lm_cache: Path) -> N
 
 @needs_lm
 def test_length_sorted_batches_pad_to_their_longest_pair() -> None:
-    from baselines.lm.inference import length_sorted_batches, padded
+    from lm.inference import length_sorted_batches, padded
 
     batches = length_sorted_batches([5, 1, 3, 1, 9], 2)
     assert [list(b) for b in batches] == [[1, 3], [2, 0], [4]]
@@ -199,7 +199,7 @@ def test_length_sorted_batches_pad_to_their_longest_pair() -> None:
 
 
 def bench_verifier(cache: Path, cosine_share: float = 0.0) -> TrainedVerifier:
-    from baselines.lm.rank.bench import bench_run
+    from lm.rank.bench import bench_run
 
     run = bench_run("minilm", cache)
     key = "bench0minilm0seeded0" + ("0mix" if cosine_share else "")
@@ -291,7 +291,7 @@ def test_a_directional_verifier_ranks_the_planted_rules_above_their_reverses(
     (hypothesis ⇒ premise, same typing) for most rules and most typings. The rules it cannot order are
     near-paraphrases whose reverse holds as well in English (acquire ⇒ buy, sell to ⇒ buy from, headed by
     ⇒ lead: docs/lm.md)."""
-    from baselines.lm import inference
+    from lm import inference
 
     load_benchmark(
         demo_target,
@@ -343,7 +343,7 @@ def test_a_directional_verifier_ranks_the_planted_rules_above_their_reverses(
 def test_no_train_without_a_cached_run_is_one_line(
     demo_target, fresh_target_of, tmp_path, monkeypatch, capsys
 ) -> None:
-    from baselines.lm import cli as lm_cli
+    from lm import cli as lm_cli
 
     fresh_target = fresh_target_of(template=demo_target)  # candidates to rank: training comes after the check
 

@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.datasets import items_frame
-from baselines.datasets.folds import CUT, item_folds, overlap, pool_mask, predicate_folds, predicate_keys
-from baselines.lm import models, runs
-from baselines.lm.crossfit import CrossFit
-from baselines.lm.plan import Plan
-from baselines.lm.verifier import VerifierSpec, build_verifier
-from baselines.registry import ResourceMissing
+from evaluation.datasets import items_frame
+from evaluation.datasets.folds import CUT, item_folds, overlap, pool_mask, predicate_folds, predicate_keys
+from evaluation.registry import ResourceMissing
+from lm import models, runs
+from lm.crossfit import CrossFit
+from lm.plan import Plan
+from lm.verifier import VerifierSpec, build_verifier
 from warehouse.errors import ConfigurationError
 
 
@@ -155,7 +155,7 @@ def test_cross_fit_models_never_see_the_predicates_they_score():
 
 
 def test_a_subset_is_scored_by_the_levy_holt_models_with_their_folds():
-    from baselines.lm.methods import training_jobs
+    from lm.methods import training_jobs
 
     items = levy_holt_like()
     subset = items.iloc[::3].assign(dataset="levy_holt/dirposi_dirnegi")
@@ -237,7 +237,7 @@ def test_a_verifier_is_named_by_its_model_patterns_data_and_seeds():
 
 @needs_lm
 def test_score_pairs_is_the_mean_of_the_verifier_runs_and_is_cached(tmp_path):
-    from baselines.lm.verifier import score_pairs
+    from lm.verifier import score_pairs
 
     items = levy_holt_like(n_groups=4, per_group=4)
     spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), epochs=1, folds=3)
@@ -261,9 +261,9 @@ def test_the_default_verifier_is_trained_by_the_default_plan_and_keyed_by_its_co
     """One verifier concept: the ranking's default is the honest selection's pick (the mix), whose run
     the default `make lm` plan trains; the cosine share is part of the key, and a verifier without it keeps
     the key of its runs alone (the key rankings stored before)."""
-    from baselines.lm.plan import DEFAULT_PLAN
-    from baselines.lm.rank.cli import chosen_spec
-    from baselines.lm.verifier import DEFAULT_VERIFIER, mix, plan_trains
+    from lm.plan import DEFAULT_PLAN
+    from lm.rank.cli import chosen_spec
+    from lm.verifier import DEFAULT_VERIFIER, mix, plan_trains
 
     assert DEFAULT_VERIFIER.cosine_share == DEFAULT_PLAN.cosine_share > 0
     assert plan_trains(DEFAULT_PLAN, DEFAULT_VERIFIER)
@@ -306,7 +306,7 @@ def test_a_trained_verifier_locates_the_weights_of_its_runs(tmp_path):
 
 @needs_lm
 def test_a_verifier_with_a_cosine_share_mixes_the_zero_shot_cosine_in(tmp_path):
-    from baselines.lm.verifier import mix, score_pairs
+    from lm.verifier import mix, score_pairs
 
     items = levy_holt_like(n_groups=4, per_group=4)
     spec = VerifierSpec(
@@ -329,7 +329,7 @@ def test_a_verifier_with_a_cosine_share_mixes_the_zero_shot_cosine_in(tmp_path):
 def test_the_directional_loss_keeps_pairs_in_one_batch():
     import torch
 
-    from baselines.lm.encoder import _paired_batches
+    from lm.encoder import _paired_batches
 
     generator = torch.Generator().manual_seed(0)
     batches = _paired_batches(10, [(0, 1), (4, 7)], 4, generator)
@@ -339,8 +339,8 @@ def test_the_directional_loss_keeps_pairs_in_one_batch():
 
 
 def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
-    from baselines.lm.methods import training_jobs
-    from baselines.lm.verifier import verifier_of_plan
+    from lm.methods import training_jobs
+    from lm.verifier import verifier_of_plan
 
     items = levy_holt_like()
     test = items.iloc[:3].assign(
@@ -370,8 +370,8 @@ def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
 
 @needs_lm
 def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
-    from baselines.lm import selection
-    from baselines.lm.plan import LmSettings
+    from lm import selection
+    from lm.plan import LmSettings
 
     items = levy_holt_like(n_groups=6, per_group=5)
     subset = items.iloc[::2].assign(dataset="levy_holt/dirposi_dirnegi")
@@ -409,9 +409,9 @@ def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
 
 @needs_lm
 def test_the_mix_is_a_quarter_fine_tuned_and_three_quarters_cosine(tmp_path):
-    from baselines.lm.methods import ALLOW_COMPUTE, fine_tuned_scores, mix_scores, zero_shot_scores
-    from baselines.lm.plan import LmSettings
-    from baselines.registry import Context
+    from evaluation.registry import Context
+    from lm.methods import ALLOW_COMPUTE, fine_tuned_scores, mix_scores, zero_shot_scores
+    from lm.plan import LmSettings
 
     items = levy_holt_like(n_groups=4, per_group=4)
     plan = Plan.from_environment(

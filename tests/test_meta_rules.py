@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from warehouse.dbt import run_dbt
+from builds.runner import run_dbt
 from warehouse.settings import PROJECT_ROOT
 from warehouse.target import Target
 

@@ -1,4 +1,4 @@
-"""Metric definitions pinned on hand-computed curves (baselines/metrics.py)."""
+"""Metric definitions pinned on hand-computed curves (evaluation/metrics.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from baselines import metrics
+from evaluation import metrics
 
 # labels/scores with ties; sorted: 0.9 (+), 0.8 (+,-), 0.5 (+,-), 0.1 (-); P = 3 of 6
 TIED_LABELS = [1, 1, 0, 1, 0, 0]

@@ -17,8 +17,8 @@ from psycopg.conninfo import conninfo_to_dict
 from test_builds import TEG, records, relations_of, sherliic_dbt, wait_for
 from test_dbt_build import load_raw_graph, planted_graph
 
+from builds.runner import dbt_executable
 from warehouse import server
-from warehouse.dbt import dbt_executable
 from warehouse.settings import DBT_PROJECT_DIR
 from warehouse.target import Target
 

@@ -22,7 +22,7 @@ def synthetic(n: int, *, leak: bool, dataset: str = "sherliic", offset: int = 0)
                 "dataset": dataset,
                 "premise_path": f"nsubj^-___p{i + offset}___dobj",
                 # a second lemma weakly tied to the label gives distinct scores (a two-valued score has a
-                # one-point PR curve, whose area is 0 by baselines.metrics' convention)
+                # one-point PR curve, whose area is 0 by evaluation.metrics' convention)
                 "hypothesis_path": f"nsubj^-___{verb}___dobj"
                 if not (leak and i % 4 < 2)
                 else f"nsubj^-___{verb}___prep___{'with' if label else 'for'}___pobj",

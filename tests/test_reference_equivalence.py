@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.reference import Params, compare_with_marts, compute_from_db, read_marts
 from benchmarks.synthetic_teg import GeneratorConfig, generate
-from warehouse.dbt import run_dbt
+from builds.runner import run_dbt
 from warehouse.target import Target
 
 # Flatter than the full-scale default: many mid-sized relations, so small graphs have many rules.

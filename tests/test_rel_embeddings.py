@@ -10,7 +10,7 @@ import pytest
 from test_distributional import LEAD, OBEY, OWN, build_marts, item, rev
 
 from baselines import rel_embeddings as re_
-from baselines.registry import Context
+from evaluation.registry import Context
 from warehouse.errors import InputError
 from warehouse.target import Target
 

@@ -1,4 +1,4 @@
-"""The baseline report (baselines/report.py): coverage on every row, "—  (covers k/N)" under the
+"""The baseline report (evaluation/report.py): coverage on every row, "—  (covers k/N)" under the
 threshold, where the scores came from, and one PR plot per method family without the uncovered methods."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines import datasets, report
-from baselines.evaluate import RESULT_COLUMNS, Evaluation
+from evaluation import datasets, report
+from evaluation.evaluate import RESULT_COLUMNS, Evaluation
 
 FIX = Path(__file__).parent / "fixtures" / "benchmarks"
 
@@ -217,6 +217,6 @@ def test_plot_owners_remove_only_their_own_stale_figures(tmp_path):
     ],
 )
 def test_families(name, family):
-    from baselines.catalog import family as family_of
+    from evaluation.catalog import family as family_of
 
     assert family_of(name) == family

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from baselines import rules
-from baselines.evaluate import evaluate_many
-from baselines.registry import Context
 from deppath.paths import is_reversed
+from evaluation.context import RESOURCE_VARIABLES, resource_files
+from evaluation.evaluate import evaluate_many
+from evaluation.registry import Context
 from warehouse.errors import InputError
 
 FIX = Path(__file__).parent / "fixtures" / "rules"
@@ -52,16 +53,16 @@ RULE_FILES = {
 def ctx() -> Context:
     """The rule files named by the environment variables, read as a command reads them at its edge."""
     environ = {"PATH": "/bin", **{env: str(FIX / name) for env, name in RULE_FILES.items()}}
-    return Context(shared_data=None, resource_files=rules.resource_files(environ))
+    return Context(shared_data=None, resource_files=resource_files(environ))
 
 
 def test_resource_files_are_read_from_the_given_environment_only(monkeypatch):
     monkeypatch.setenv("SHERLIIC_CHIRPS", "/elsewhere/chirps.tsv")
-    assert rules.resource_files({"SHERLIIC_PPDB": "/x/ppdb.txt", "SHERLIIC_CHIRPS": ""}) == {
+    assert resource_files({"SHERLIIC_PPDB": "/x/ppdb.txt", "SHERLIIC_CHIRPS": ""}) == {
         "SHERLIIC_PPDB": Path("/x/ppdb.txt")
     }
-    assert rules.resource_files()["SHERLIIC_CHIRPS"] == Path("/elsewhere/chirps.tsv")  # default: os.environ
-    assert set(RULE_FILES) == set(rules.RESOURCE_VARIABLES)
+    assert resource_files()["SHERLIIC_CHIRPS"] == Path("/elsewhere/chirps.tsv")  # default: os.environ
+    assert set(RULE_FILES) == set(RESOURCE_VARIABLES)
 
 
 def test_db_form():

@@ -1,5 +1,5 @@
 """Relv, σ and esr (docs/design.md §5) on hand-computed examples: the one Python definition
-(warehouse.scores) that the reference build and the demo's expected scores use."""
+(teg.scores) that the reference build and the demo's expected scores use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from warehouse.scores import esr, relv, sigma
+from teg.scores import esr, relv, sigma
 
 
 def test_relv():

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines.rules import RESOURCE_VARIABLES
+from evaluation.context import RESOURCE_VARIABLES
 from tests.test_cli_style import MODULES, SCRIPTS, _command, _env
+from tests.test_layout import SOURCE_PACKAGES
 from warehouse import db_cli, server
 from warehouse.api import read_mart
 from warehouse.command_line import check_settings
@@ -57,7 +58,6 @@ def test_known_settings_and_other_variables_pass() -> None:
     )
 
 
-SOURCE_PACKAGES = ("warehouse", "deppath", "extract", "baselines", "demo", "annotation", "benchmarks")
 GENERATED = frozenset({"target", "logs", "dbt_packages", "dbt_internal_packages"})  # dbt's own output
 
 
@@ -177,7 +177,7 @@ COMMANDS: dict[str, list[str]] = {
     "sherliic-export": ["--out", "{tmp}/export"],
     "sherliic-baselines": ["all", "--no-load", "--out", "{tmp}/baselines"],
     "sherliic-annotate": ["import", "{tmp}/results.csv"],
-    "baselines.lm.cli": ["run", "--no-load", "--out", "{tmp}/lm"],
+    "lm.cli": ["run", "--no-load", "--out", "{tmp}/lm"],
     "sherliic-lm": ["run", "--no-load", "--out", "{tmp}/lm"],
     "baselines.probe": ["--out", "{tmp}/probe"],
     "baselines.combination": ["--out", "{tmp}/combination"],
@@ -404,9 +404,9 @@ NO_SPARK_LINE = (
     ("module", "args"),
     [
         ("extract.cli", ["--engine", "spark", "batches"]),
-        ("warehouse.export", ["--engine", "spark", "--out", "{tmp}/export"]),
+        ("release.export", ["--engine", "spark", "--out", "{tmp}/export"]),
         ("demo.job", ["--out", "{tmp}/demo"]),
-        ("warehouse.dbt", ["run"]),
+        ("builds.runner", ["run"]),
     ],
 )
 def test_the_spark_engine_without_its_extra_is_one_line(tmp_path: Path, module: str, args: list[str]) -> None:

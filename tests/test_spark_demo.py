@@ -19,17 +19,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines import catalog
-from baselines.datasets import warehouse_coverage
 from baselines.distributional import cached_scores, resolve_keys
-from baselines.evaluate import evaluate_many
-from baselines.lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
-from baselines.registry import Context
 from baselines.rel_embeddings import edge_query
+from builds.runner import run_dbt
 from demo.job import DemoSummary, collect_summary
 from demo.relations import PLANTED_RULES
 from deppath.paths import reverse_path
+from evaluation import catalog
+from evaluation.datasets import warehouse_coverage
+from evaluation.evaluate import evaluate_many
+from evaluation.registry import Context
 from extract.summary import database_summary
+from lm.rank.ranking import RankSettings, rank_candidates, rank_in_child_process
+from release.export import export
 from tests.spark_cluster import (
     LOAD_APP,
     ClusterDemo,
@@ -41,10 +43,7 @@ from tests.spark_cluster import (
 )
 from tests.test_lm_rank import bench_verifier, needs_lm, stored
 from tests.test_spark_load import table
-from warehouse.dbt import run_dbt
-from warehouse.export import export
-from warehouse.marts import Marts
-from warehouse.target import Target
+from warehouse.target import Marts, Target
 
 # the natural columns of a relation instance with its sentence (ids differ between engines' loads)
 INSTANCE_COLUMNS = ["document_id", "line_number", "sentence_index", "text", "path", "arg1_entity_id"]

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.synthetic_teg import GeneratorConfig, generate
+from builds.runner import run_dbt
 from warehouse.api import read_mart, read_sql
-from warehouse.dbt import run_dbt
 from warehouse.engine import LOG4J_CONFIG, SparkSettings, spark_conf
 from warehouse.errors import ConfigurationError
 from warehouse.spark_raw import SPARK_SCHEMA_FILE, raw_table_names

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from annotation.sampling import check_batch_name, export_batch_csv, sample_batch
+from release.export import STAGING_PREFIX, export
 from tests.test_dbt_build import build, load_raw_graph, planted_graph
-from warehouse.export import STAGING_PREFIX, export
 from warehouse.target import Target
 
 BIN = Path(sys.executable).parent

@@ -1,6 +1,6 @@
-"""The database side: settings, the embedded Postgres and its URL, all DDL (schema/), the dbt runner,
-the release export, the candidate-score formulas, and the Python API
-(warehouse/api.py: the marts as pandas DataFrames), re-exported here:
+"""The ground floor: it connects. Settings, the embedded Postgres and its URL, the Target a command works
+on (Postgres or Spark), all DDL (schema/), the marts' reader and the Python API (warehouse/api.py: the
+marts as pandas DataFrames), re-exported here:
 
     from warehouse import list_marts, open_warehouse, read_mart, read_sql
 """

@@ -38,7 +38,6 @@ METASTORE_KEYS = (
 )
 WAREHOUSE_KEYS = ("spark.sql.warehouse.dir", "spark.hadoop.hive.metastore.warehouse.dir")
 URI = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]+:")  # a scheme of two letters or more (not a drive letter)
-STAGING = "_staging"  # the loaders' staging folder inside the warehouse folder
 
 
 @dataclass(frozen=True)
@@ -247,16 +246,3 @@ def spark_session(settings: SparkSettings, app_name: str = "sherliic"):
     if owns_logging(settings):  # also where the JVM started without the project's log4j options
         session.sparkContext.setLogLevel(settings.log_level.upper())
     return session
-
-
-def staging_dir(spark) -> str:
-    """Where a load stages the rows it sends from the driver: in the session's warehouse folder, which
-    every executor reaches (a URI on a cluster), never on the driver's own disk."""
-    return f"{spark.conf.get('spark.sql.warehouse.dir').rstrip('/')}/{STAGING}"
-
-
-def remove_dir(spark, location: str) -> None:
-    """Delete a folder (a path or a URI) through Hadoop's file system, wherever it lives."""
-    jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(location)
-    path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()).delete(path, True)

@@ -39,7 +39,7 @@ SETTINGS: dict[str, str] = {
     "SHERLIIC_TEST": "the SherLIiC test file of `make baselines` / `make lm`",
     "SHERLIIC_SPARK_TEST_INSTANCES": "the size of the Spark engine's test graph (tests)",
 }
-# What sherliic-dbt hands dbt, or a user the dbt profile (dbt_project/profiles.yml and macros; warehouse.dbt,
+# What sherliic-dbt hands dbt, or a user the dbt profile (dbt_project/profiles.yml and macros; builds.runner,
 # warehouse.engine.dbt_env): known names whose values dbt reads, so they are not checked here
 PROFILE_VARIABLES = frozenset(
     {

@@ -30,7 +30,7 @@ FORMATS: dict[str, type[CorpusReader | PreparsedReader]] = {
     "spacy": SpacyReader,
 }
 # formats whose files are not text: their checksum is over their bytes (text files: over their content,
-# whatever their line endings, warehouse.batch_store.text_checksum)
+# whatever their line endings, extract.batches.store.text_checksum)
 BINARY_FORMATS = frozenset({"spacy"})
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 from deppath.records import Document, ExtractionResult
-from extract.formats.common import ErrorHandler
+from files.reading import ErrorHandler
 
 
 class CorpusReader(ABC):

@@ -36,7 +36,7 @@ from deppath.labels import check_label_set
 from deppath.paths import DepSentence
 from deppath.records import Document, ExtractionResult, Mention
 from extract.formats.base import PreparsedReader
-from extract.formats.common import ErrorHandler, nfc, read_lines, report
+from files.reading import ErrorHandler, nfc, read_lines, report
 from warehouse.errors import InputError
 
 

@@ -33,7 +33,7 @@ from deppath.labels import check_label_set
 from deppath.records import Document, ExtractionResult, Mention
 from extract.formats import docbin_limits, ner
 from extract.formats.base import CorpusReader, PreparsedReader
-from extract.formats.common import ErrorHandler, nfc, report
+from files.reading import ErrorHandler, nfc, report
 from warehouse.errors import InputError
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from deppath.records import Document, Mention
 from extract.formats.base import CorpusReader
-from extract.formats.common import ErrorHandler, read_lines, report
+from files.reading import ErrorHandler, read_lines, report
 from warehouse.errors import InputError
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from deppath.records import Document, Mention
 from extract.formats.base import CorpusReader
-from extract.formats.common import ErrorHandler, load_json, report, strings
+from files.reading import ErrorHandler, load_json, report, strings
 from warehouse.errors import InputError
 
 _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", ")", "]", "}", "'s", "n't", "%", "'", "'re", "'ve", "'ll"}

@@ -25,8 +25,8 @@ from urllib.parse import unquote, urlparse
 
 from deppath.records import Document
 from extract.formats.base import CorpusReader
-from extract.formats.common import ErrorHandler, json_lines, optional, report, require
 from extract.formats.google_re import MID, match_entities, name_variants, surname
+from files.reading import ErrorHandler, json_lines, optional, report, require
 from warehouse.errors import InputError
 
 MARKUP = re.compile(r"\(\(([A-Z]+): ?(.*?)\)\)")

@@ -25,15 +25,8 @@ from pathlib import Path
 
 from deppath.records import Document, Mention
 from extract.formats.base import CorpusReader
-from extract.formats.common import (
-    ErrorHandler,
-    check_mention,
-    json_lines,
-    optional,
-    report,
-    require,
-    strings,
-)
+from extract.formats.documents import check_mention
+from files.reading import ErrorHandler, json_lines, optional, report, require, strings
 from warehouse.errors import InputError
 
 

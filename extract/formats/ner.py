@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from deppath.records import Document, Mention
-from extract.formats.common import MAX_ID_BYTES, normalise_name
+from extract.formats.documents import normalise_name
+from files.reading import MAX_ID_BYTES
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
@@ -32,7 +33,7 @@ def augment(document: Document, parsed: Doc, *, add_mentions: bool, type_mention
     type_mentions: a mention without inline types gets the label of the entity-labelled NER span
     overlapping it most (the document's type_source becomes ``ner``; the loader keeps the majority
     label per entity). add_mentions: NER spans overlapping no existing mention become mentions of
-    entity ``normalise_name(span text)`` (see extract.formats.common) with the NER label as type.
+    entity ``normalise_name(span text)`` (see files.reading) with the NER label as type.
     """
     spans = [(e.start_char, e.end_char, e.label_, e.text) for e in parsed.ents if e.label_ in ENTITY_LABELS]
     mentions = list(document.mentions)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from deppath.records import Document
 from extract.formats.base import CorpusReader
-from extract.formats.common import ErrorHandler, read_lines
+from files.reading import ErrorHandler, read_lines
 
 
 class TextReader(CorpusReader):

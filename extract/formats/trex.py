@@ -23,7 +23,8 @@ from pathlib import Path
 
 from deppath.records import Document, Mention
 from extract.formats.base import CorpusReader
-from extract.formats.common import ErrorHandler, find_surface, json_lines, optional, report, require
+from extract.formats.documents import find_surface
+from files.reading import ErrorHandler, json_lines, optional, report, require
 from warehouse.errors import InputError
 
 MASK = "[MASK]"

@@ -1,4 +1,4 @@
--- Benchmark items (SherLIiC dev/test, Levy/Holt, Zeichner): what baselines.datasets loads.
+-- Benchmark items (SherLIiC dev/test, Levy/Holt, Zeichner): what evaluation.datasets loads.
 -- Each file is one raw.load_batches row of kind 'benchmark' (idempotent by checksum, replaceable).
 -- Paths are in the benchmark's own orientation (SherLIiC: left end = argument A); the warehouse
 -- relation of a path is deppath.paths.canonical_path(path). All statements are idempotent.

@@ -1,4 +1,4 @@
--- Build records: one row per `sherliic-dbt run`/`build` (warehouse/builds.py writes them; the dbt project's
+-- Build records: one row per `sherliic-dbt run`/`build` (builds/records.py writes them; the dbt project's
 -- publish marks the row published in the transaction that publishes the marts). A schema of its own:
 -- neither loaded input (raw) nor results, and it must outlive every build schema it describes.
 -- All statements are idempotent (`sherliic-db init`; the loaders via warehouse.server.ensure_schema).

@@ -1,4 +1,4 @@
--- Verifier scores of the inference candidates (`make rank`, baselines/lm/rank/): Postgres on either engine,
+-- Verifier scores of the inference candidates (`make rank`, lm/rank/): Postgres on either engine,
 -- like every result. Idempotent (`sherliic-db init`; the loaders and `make rank` via ensure_schema).
 
 create schema if not exists results;
