@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export DBT_SEND_ANONYMOUS_USAGE_STATS := False
 
 .DEFAULT_GOAL := help
-.PHONY: help venv demo test lint db-start db-stop psql extract extract-types batches extract-real dbt-run \
+.PHONY: help venv demo test test-fast lint db-start db-stop psql extract extract-types batches extract-real dbt-run \
 	dbt-test export dbt-docs baselines baseline probe combination noisy-labels fidelity bench bench-extract \
 	bench-candidates bench-baselines bench-spark lm lm-deps bench-lm rank bench-rank annotate-sample annotate-serve \
 	browser-deps spark-deps spark-package test-cluster constraints clean
@@ -66,6 +66,9 @@ TEST_WORKERS ?= 2
 
 test: $(STAMP) ## Run the test suite (real embedded Postgres, real dbt, real spaCy)
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
+
+test-fast: $(STAMP) ## The inner loop (~3 min): tests with no database of their own, and one small dbt build
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) -m fast
 
 lint: $(STAMP) ## ruff check + format check, import layers (lint-imports), sqlfluff over dbt_project/ and sql/
 	$(BIN)/ruff check .
