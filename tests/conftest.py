@@ -18,10 +18,18 @@ from warehouse.target import Target
 
 os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "False")
 STARTED_SERVER = pytest.StashKey[bool]()
-# `make test-fast` (marker `fast`): the tests that need no database of their own, and one small dbt
-# build, the formulas' hand-computed graph (test_dbt_build.py)
+# `make test-fast` (marker `fast`): the tests with no database of their own, no Spark session and no
+# language model, and those on one small dbt build (test_dbt_build.py's hand-computed graph, `built`)
 DATABASE_FIXTURES = frozenset({"make_target", "db_target", "fresh_target", "fresh_target_of"})
-SMALL_BUILD_MODULES = frozenset({"test_dbt_build.py"})
+SMALL_BUILD = ("test_dbt_build.py", "built")
+
+
+def is_fast(item: pytest.Item) -> bool:
+    fixtures = set(item.fixturenames)
+    if item.path.name == SMALL_BUILD[0]:
+        return SMALL_BUILD[1] in fixtures
+    heavy = is_spark_module(item.path.name) or item.path.name.startswith("test_lm")
+    return not heavy and not DATABASE_FIXTURES & fixtures
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -45,12 +53,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Marks the `fast` tests (DATABASE_FIXTURES). `make test`'s workers take whole scopes (SparkTogether) in this order: the Spark modules, the
+    """Marks the `fast` tests (is_fast). `make test`'s workers take whole scopes (SparkTogether) in this
+    order: the Spark modules, the
     cluster's first (the longest); then the modules with a slow test; then the rest in file order, so
     that the last scopes handed out are short ones."""
     weights: dict[str, int] = {}
     for item in items:
-        if item.path.name in SMALL_BUILD_MODULES or not DATABASE_FIXTURES & set(item.fixturenames):
+        if is_fast(item):
             item.add_marker(pytest.mark.fast)
         module = item.module.__name__
         marks = {mark.name for mark in item.iter_markers()}
