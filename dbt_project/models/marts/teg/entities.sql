@@ -1,61 +1,16 @@
 {{ config(
-    materialized=incremental_materialization(),
-    unique_key='entity_id',
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- Incremental: the entities that are new or occur in new instances, and those a new batch names
--- otherwise than the previous build did (the name is the smallest one of all batches); the types of an
--- entity already in the graph do not change.
+-- The entities of the graph: name (the smallest one of all batches), types and instances. Built in
+-- full in every build: an incremental path saved about a second (docs/performance.md).
 with
 
-{% if plan.incremental %}
-changed_keys as (
-
-    select * from {{ delta_relation(ref('int_entity_keys')) }}
-
-),
-
-new_names as (
-
-    select * from {{ ref('stg_extract__entities') }}
-    where batch_id > {{ plan.previous_max_batch_id }}
-
-),
-
-previous_entities as (
-
-    select * from {{ previous_relation(this) }}
-
-),
-
-renamed_entities as (
-
-    select distinct new_names.entity_id as source_entity_id
-
-    from new_names
-    inner join previous_entities
-        on new_names.entity_id = previous_entities.source_entity_id
-    where new_names.entity_name <> previous_entities.entity_name
-
-),
-
-entity_keys as (
-
-    select * from {{ ref('int_entity_keys') }}
-    where entity_id in (select changed_keys.entity_id from changed_keys)
-        or source_entity_id in (select renamed_entities.source_entity_id from renamed_entities)
-
-),
-{% else %}
 entity_keys as (
 
     select * from {{ ref('int_entity_keys') }}
 
 ),
-{% endif %}
 
 entity_names as (
 
@@ -84,9 +39,6 @@ names as (
     from entity_names
     inner join build_batches
         on entity_names.batch_id = build_batches.batch_id
-    {%- if plan.incremental %}
-    where entity_names.entity_id in (select entity_keys.source_entity_id from entity_keys)
-    {%- endif %}
     group by entity_names.entity_id
 
 ),
@@ -98,9 +50,6 @@ types as (
         {{ sorted_set_agg('type_name') }} as types
 
     from entity_types
-    {%- if plan.incremental %}
-    where entity_id in (select entity_keys.entity_id from entity_keys)
-    {%- endif %}
     group by entity_id
 
 ),
