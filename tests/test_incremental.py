@@ -60,12 +60,14 @@ STATE_TABLES = {
     "int_slot_entity_classes",
     "int_typing_sizes",
     "int_type_signatures",
+    "int_shared_entity_pairs",
     "int_relation_overlaps",
     "int_overlap_classes",
     "int_overlap_typing_sizes",
     "int_typed_overlaps",
     "teg_edges",
     "untyped_edges",
+    "entities",
 }
 
 
