@@ -235,12 +235,10 @@
         {%- for node in updated %}
             {%- set live = api.Relation.create(database=node.database, schema=live_schema(node.schema), identifier=node.alias) -%}
             {%- set delta = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias ~ '__delta') -%}
-            {%- set retyped_node = graph.nodes['model.' ~ project_name ~ '.int_retyped_relations'] -%}
-            {%- set retyped = api.Relation.create(database=retyped_node.database, schema=retyped_node.schema, identifier=retyped_node.alias) -%}
             {%- set unique_key = node.config.unique_key -%}
             {%- set unique_key = [unique_key] if unique_key is string else unique_key %}
         delete from {{ live }}
-        where {{ replaced_rows_condition(delta, unique_key, node.config.get('reset_relations_on', []), retyped) }};
+        where {{ replaced_rows_condition(delta, unique_key, node.config.get('reset_relations_on', [])) }};
         insert into {{ live }} select * from {{ delta }};
         {%- endfor %}
         {#- old relations dependents first (results are in build order): an old view must go before

@@ -4,14 +4,14 @@
   end with `keyed` (id_column, natural_key, first_batch_id, n_instances). Batches are only appended
   after every previous one (the plan checks it), so a build that adds batches only appends ids and
   gives every older row the id a build from scratch gives it.
-  Incremental (`plan`: the model's build_plan()): the counts are added to the previous build's, new
-  keys get the ids after the largest one. Used by int_relation_keys and int_entity_keys.
+  Incremental: the counts are added to the previous build's, new keys get the ids after the largest
+  one. Used by int_relation_keys and int_entity_keys.
 #}
-{% macro keys_numbered_by_first_batch(counted, natural_key, id_column, plan) %}
-{% if plan.incremental %}
+{% macro keys_numbered_by_first_batch(counted, natural_key, id_column) %}
+{% if is_incremental() %}
 previous_keys as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 

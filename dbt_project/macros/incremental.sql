@@ -1,260 +1,102 @@
 {#
-  Incremental builds of the graph (Postgres): a build that only adds batches updates the previous
-  build's tables from the new batches instead of rebuilding them (docs/design.md §2).
+  Incremental builds (Postgres; docs/design.md §2, "Incremental builds"). A build that only adds batches
+  updates the tables of the build published in its schema instead of rebuilding them. One pattern:
 
-  - int_build_plan (a model, built right after int_build_batches) decides once per build whether the
-    build is incremental, and says why not in one line: no previous build in this schema, the last one
-    was partial, vars that the stored counts depend on changed, a batch was removed, a new batch is older
-    than the last build's, a new batch adds types to entities already in the graph, the previous tables
-    were emptied by a crash, --full-refresh, or another engine.
-  - The models that keep state are `materialized=incremental_materialization()` ('incremental' on
-    Postgres; 'table' elsewhere, so Spark always builds them in full). Each selects, in an incremental
-    build, only its changed rows (its "delta"): every row of a changed key (config unique_key), and the
-    rows of relations whose slot types changed (config reset_relations_on: the live rows whose
-    relation is in int_retyped_relations are dropped and recomputed from scratch).
-  - Atomic publication is kept without copying the previous tables: the staging schema gets the delta
-    as a table (`<model>__delta`) and, under the model's name, a view = the live table without the
-    changed keys, plus the delta. Later models of the build read that view; readers of the live schema
-    still see the previous build. Publishing (macros/atomic_publish.sql) then deletes the changed keys
-    from the live table and inserts the delta, in the one transaction that publishes the build; a
-    failed or cancelled build publishes nothing. The trade-off: the publishing transaction does DML
-    proportional to the delta (instead of a rename), and the live tables accumulate dead rows that
-    autovacuum reclaims.
-  - The state belongs to the schema it is published in: `previous_relation` is the live relation of
-    the model's own staging schema, so each build (schema) keeps its own.
+  1. The plan. int_build_plan (macros/build_plan.sql) decides once per build whether it is incremental
+     and says why not in one line. `is_incremental()` is true in an incremental build for the models
+     that keep state (materialized=incremental_materialization(): 'incremental' on Postgres, 'table'
+     elsewhere, so Spark always builds them in full); `previous_max_batch_id()` is the last batch the
+     previous build read (0 in a full build): a row whose first_batch_id is larger is new to the graph.
+  2. What an incremental model selects. In a full build, every row. In an incremental build, its
+     changed rows only (its delta): every row of each key (config unique_key) that the new batches
+     touch, computed from the changed rows of the models it reads (`changed_rows(ref('x'))`: their
+     delta, or every row in a full build) and from the previous build's tables (`previous_build(this)`,
+     `previous_build(ref('x'))`: the one read outside the build; dbt sees the lineage through the ref).
+     Relations whose kept slot types changed (int_retyped_relations: in a full build every ranked
+     relation) are recomputed from scratch: config reset_relations_on names the columns that hold
+     their rel_id, and all their rows are in the delta.
+  3. How the changed rows replace the old ones. The materialization (materializations/incremental.sql)
+     writes the delta as `<model>__delta` into the staging schema and, under the model's name, a view:
+     the previous build's rows whose key is not in the delta and whose relation is not recomputed,
+     plus the delta. Later models of the build read that view through ref().
+  4. How it is published. The transaction that publishes the build (macros/atomic_publish.sql)
+     deletes the replaced rows from the live table and inserts the delta; a failed build publishes
+     nothing. The live tables accumulate dead rows, which autovacuum reclaims.
 #}
-
-{# bump when the meaning of a stored column changes through a macro (a change to the SQL of a model
-   that keeps state already makes the next build full: the fingerprint has a hash of their code) #}
-{% macro incremental_state_version() -%}
-{{ return('1') }}
-{%- endmacro %}
-
-{# The vars the stored tables depend on (thresholds applied only when scoring are recomputed from the
-   stored counts in every build and are not part of it), and the code of the models that keep state #}
-{% macro incremental_state_fingerprint() -%}
-    {%- set parts = ['version=' ~ incremental_state_version()] -%}
-    {%- for name in ['corpora', 'top_k_types', 'r_min', 'top_type', 'type_sources', 'map_types'] -%}
-        {%- do parts.append(name ~ '=' ~ tojson(var(name))) -%}
-    {%- endfor -%}
-    {%- set code = [] -%}
-    {%- for unique_id in incremental_state_models() | sort -%}
-        {%- do code.append(graph.nodes[unique_id].raw_code) -%}
-    {%- endfor -%}
-    {%- do parts.append('models=' ~ local_md5(code | join('\n'))) -%}
-    {{ return(parts | join(';')) }}
-{%- endmacro %}
 
 {# materialized= of a model that keeps state between builds #}
 {% macro incremental_materialization() -%}
 {{ return('incremental' if target.type == 'postgres' else 'table') }}
 {%- endmacro %}
 
-{# the models whose tables are the state of an incremental build (with the batch record and the plan):
-   they must be built and published together #}
-{% macro incremental_state_models() -%}
-    {%- set names = [] -%}
-    {%- if not execute -%}
-        {{ return(names) }}
+{# dbt's is_incremental(), answered by this build's plan: does this model update the previous build's
+   table from its changed rows? #}
+{% macro is_incremental() -%}
+{{ return(build_plan().incremental and model.config.materialized == 'incremental') }}
+{%- endmacro %}
+
+{# the last batch of the previous build (0 in a full build): rows of later batches are new #}
+{% macro previous_max_batch_id() -%}
+{{ return(build_plan().previous_max_batch_id) }}
+{%- endmacro %}
+
+{# The previous build's table of a model, where that build published it (the live schema). `relation`
+   is `this` or a ref(), so that dbt sees the lineage; int_build_plan, which is built before the models
+   it checks (a ref would be a cycle), gives their names. The one read of a previous build's table. #}
+{% macro previous_build(relation) -%}
+    {%- if relation is string -%}
+        {%- set node = graph.nodes['model.' ~ project_name ~ '.' ~ relation] -%}
+        {%- set relation = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias) -%}
     {%- endif -%}
-    {%- for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name -%}
-        {%- if node.config.materialized == 'incremental' or node.name in ['int_build_batches', 'int_build_plan'] -%}
-            {%- do names.append(node.unique_id) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(names) }}
+    {{ return(relation.incorporate(path={'schema': live_schema(relation.schema)}, type='table')) }}
 {%- endmacro %}
 
-{# the live relation of a staging relation: the previous build's table #}
-{% macro previous_relation(relation) -%}
-{{ return(relation.incorporate(path={'schema': live_schema(relation.schema)})) }}
+{# The rows of `relation` (a ref() of an incremental model) that this build changed: its delta in an
+   incremental build, every row in a full build #}
+{% macro changed_rows(relation) -%}
+{{ return(delta_relation(relation) if build_plan().incremental else relation) }}
 {%- endmacro %}
 
-{# the live table of a model of this project (the previous build's), without a dependency on it #}
-{% macro previous_table(model_name) -%}
-    {%- set node = graph.nodes['model.' ~ project_name ~ '.' ~ model_name] -%}
-    {{ return(api.Relation.create(
-        database=node.database, schema=live_schema(node.schema), identifier=node.alias, type='table'
-    )) }}
-{%- endmacro %}
-
-{# the changed rows an incremental model wrote in this build #}
+{# the table of the changed rows an incremental model wrote in this build #}
 {% macro delta_relation(relation) -%}
 {{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__delta'}, type='table')) }}
 {%- endmacro %}
 
-{# does this invocation build every model of the incremental state? #}
-{% macro incremental_state_selected() -%}
-    {%- if not execute -%}
-        {{ return(false) }}
-    {%- endif -%}
-    {%- for unique_id in incremental_state_models() if unique_id not in selected_resources -%}
-        {{ return(false) }}
-    {%- endfor -%}
-    {{ return(true) }}
+{# `column` names a relation this build recomputes from scratch (int_retyped_relations) #}
+{% macro is_retyped_relation(column) -%}
+({{ column }} in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations))
 {%- endmacro %}
 
-{# Why this build cannot be incremental, from what is known before it reads any data ('' = it can);
-   the data checks are int_build_plan's #}
-{% macro incremental_blocker() -%}
-    {%- if target.type != 'postgres' -%}
-        {{ return('the ' ~ target.type ~ ' engine builds every model in full') }}
-    {%- endif -%}
-    {%- if not builds_into_staging() -%}
-        {{ return('not a build') }}
-    {%- endif -%}
-    {%- if flags.FULL_REFRESH -%}
-        {{ return('--full-refresh') }}
-    {%- endif -%}
-    {%- if not incremental_state_selected() -%}
-        {{ return('a partial build rebuilds its models in full') }}
-    {%- endif -%}
-    {%- set missing = [] -%}
-    {%- for unique_id in incremental_state_models() -%}
-        {%- set node = graph.nodes[unique_id] -%}
-        {%- set live = adapter.get_relation(database=node.database, schema=live_schema(node.schema), identifier=node.alias) -%}
-        {%- if live is none or live.type != 'table' -%}
-            {%- do missing.append(unique_id) -%}
-        {%- endif -%}
-    {%- endfor -%}
-    {%- if missing | length == incremental_state_models() | length -%}
-        {{ return('no previous build in schema ' ~ live_schema(model.schema)) }}
-    {%- elif missing -%}
-        {{ return('the last build was partial') }}
-    {%- endif -%}
-    {%- set plan_node = graph.nodes['model.' ~ project_name ~ '.int_build_plan'] -%}
-    {%- set previous = run_query(
-        'select state_fingerprint, state_complete from '
-        ~ adapter.quote(live_schema(plan_node.schema)) ~ '.' ~ adapter.quote(plan_node.alias)
-    ) -%}
-    {%- if previous.rows | length == 0 -%}
-        {#- a published plan has its row: an empty one was emptied by a crash (unlogged) -#}
-        {{ return('the previous build\'s plan is empty: the server restarted after a crash, which empties the unlogged intermediate tables (or the build was a dbt run --empty)') }}
-    {%- elif not previous.rows[0][1] -%}
-        {{ return('the last build was partial') }}
-    {%- endif -%}
-    {%- set fingerprint = incremental_state_fingerprint() -%}
-    {%- if previous.rows[0][0].split(';models=')[0] != fingerprint.split(';models=')[0] -%}
-        {{ return('vars that the stored counts depend on changed since the last build') }}
-    {%- elif previous.rows[0][0] != fingerprint -%}
-        {{ return('the models that keep state changed since the last build') }}
-    {%- endif -%}
-    {{ return('') }}
+{# The staging relation of int_retyped_relations, for the materialization and the publish, which replace
+   the rows of the relations it names. A model with reset_relations_on reads it through its refs (dbt
+   builds it after int_retyped_relations); a model built before it is an error. #}
+{% macro retyped_relations_table() -%}
+    {%- set node = graph.nodes['model.' ~ project_name ~ '.int_retyped_relations'] -%}
+    {{ return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias, type='table')) }}
 {%- endmacro %}
 
-{# The plan of this build (int_build_plan) as a dict: incremental (bool) and previous_max_batch_id.
-   Full outside a build, in unit tests and before the plan is built. #}
-{% macro build_plan() -%}
-    {%- set full = {'incremental': false, 'previous_max_batch_id': 0} -%}
-    {%- if not execute or model.resource_type != 'model' or not builds_into_staging() or target.type != 'postgres' -%}
-        {{ return(full) }}
-    {%- endif -%}
-    {%- set plan = ref('int_build_plan') -%}
-    {%- if plan.schema == live_schema(plan.schema) -%}
-        {{ return(full) }}
-    {%- endif -%}
-    {%- set rows = run_query('select is_incremental, previous_max_batch_id from ' ~ plan).rows -%}
-    {#- no row: `dbt run --empty` builds every model without rows -#}
-    {%- if rows | length == 0 -%}
-        {{ return(full) }}
-    {%- endif -%}
-    {{ return({'incremental': rows[0][0], 'previous_max_batch_id': rows[0][1] or 0}) }}
-{%- endmacro %}
-
-{# on-run-start: a build that selects some of the models that keep state but not all builds them in full
-   (and int_build_plan, which says so otherwise, may not be among them); its record says so too #}
-{% macro note_partial_build() -%}
-    {%- if execute and builds_into_staging() and target.type == 'postgres' and not incremental_state_selected() -%}
-        {%- set state = incremental_state_models() -%}
-        {%- if state | select('in', selected_resources) | list -%}
-            {%- set line = 'full build: a partial build rebuilds its models in full' -%}
-            {{ log(line, info=true) }}
-            {{ record_build_plan('false', line) }}
-        {%- endif -%}
-    {%- endif -%}
-{%- endmacro %}
-
-{# post-hook of int_build_plan: the one line that says how this build is built, in dbt's output and in
-   the build's record (on Spark, which builds in place: that every model is built in full) #}
-{% macro note_build_plan() -%}
-    {%- if execute and (builds_into_staging() or (target.type != 'postgres' and flags.WHICH in ['run', 'build'])) -%}
-        {%- set rows = run_query('select is_incremental, reason, n_new_batches from ' ~ this).rows -%}
-        {%- set row = rows[0] if rows | length else [false, 'an empty build (dbt run --empty)', 0] -%}
-        {%- if row[0] -%}
-            {%- set line = 'incremental build: ' ~ row[2] ~ ' new batch(es) since the last build' -%}
-        {%- else -%}
-            {%- set line = 'full build: ' ~ row[1] -%}
-        {%- endif -%}
-        {#- a partial build: said by note_partial_build -#}
-        {%- if row[0] or incremental_state_selected() or target.type != 'postgres' -%}
-            {{ log(line, info=true) }}
-        {%- endif -%}
-        {{ record_build_plan('true' if row[0] else 'false', line) }}
-    {%- endif -%}
-{%- endmacro %}
-
-{# The SQL that writes how the graph is built into this build's record (builds.builds.incremental and
-   build_plan; Postgres builds, macros/build_records.sql); '' otherwise #}
-{% macro record_build_plan(incremental, line) -%}
-    {%- if execute and target.type == 'postgres' and builds_into_staging() -%}
-    update builds.builds
-    set incremental = {{ incremental }}, build_plan = {{ sql_string_literal(line) }}
-    where dbt_invocation_id = {{ sql_string_literal(invocation_id) }}
-    {%- endif -%}
-{%- endmacro %}
-
-{# The live rows of a model that an incremental build replaces: the rows of a key the delta has, and the
-   rows of relations whose slot types changed (recomputed from scratch). reset_on: SQL expressions over
-   the live row's columns (unqualified) that hold a rel_id; retyped: the int_retyped_relations relation.
+{# The live rows an incremental build replaces: the rows of a key the delta has, and the rows of the
+   relations it recomputes (reset_on: SQL expressions over the live row's columns that hold a rel_id).
    replaced_rows_condition: one condition, for the publishing DELETE (one scan of the live table; each
    part a hashed subplan); kept_rows_conditions: the conditions for the rows kept, ANDed in the staging
    view (the key as an anti-join). #}
-{% macro replaced_rows_condition(delta, unique_key, reset_on, retyped) -%}
+{% macro replaced_rows_condition(delta, unique_key, reset_on) -%}
     {%- set keys = unique_key | join(', ') -%}
     {%- set parts = ['(' ~ keys ~ ') in (select ' ~ keys ~ ' from ' ~ delta ~ ')'] -%}
     {%- for expression in reset_on -%}
-        {%- do parts.append('(' ~ expression ~ ') in (select rel_id from ' ~ retyped ~ ')') -%}
+        {%- do parts.append('(' ~ expression ~ ') in (select rel_id from ' ~ retyped_relations_table() ~ ')') -%}
     {%- endfor -%}
     {{ return(parts | join('\n        or ')) }}
 {%- endmacro %}
 
-{% macro kept_rows_conditions(live_alias, delta, unique_key, reset_on, retyped) -%}
+{% macro kept_rows_conditions(live_alias, delta, unique_key, reset_on) -%}
     {%- set key_match = [] -%}
     {%- for column in unique_key -%}
         {%- do key_match.append('delta.' ~ column ~ ' = ' ~ live_alias ~ '.' ~ column) -%}
     {%- endfor -%}
     {%- set conditions = ['not exists (select 1 from ' ~ delta ~ ' as delta where ' ~ key_match | join(' and ') ~ ')'] -%}
     {%- for expression in reset_on -%}
-        {%- do conditions.append('(' ~ expression ~ ') not in (select rel_id from ' ~ retyped ~ ')') -%}
+        {%- do conditions.append('(' ~ expression ~ ') not in (select rel_id from ' ~ retyped_relations_table() ~ ')') -%}
     {%- endfor -%}
     {{ return(conditions) }}
-{%- endmacro %}
-
-{# `column` names a relation whose slot types this build changed (int_retyped_relations) #}
-{% macro is_retyped_relation(column) -%}
-{{ column }} in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations)
-{%- endmacro %}
-
-{% macro is_not_retyped_relation(column) -%}
-{{ column }} not in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations)
-{%- endmacro %}
-
-{# The rows of `relation` (a ref) of the relations this build recomputes from scratch: in a full build
-   all of them; in an incremental build those whose slot types changed. A model that recomputes them
-   (config reset_relations_on=['rel_id']) has every one of them in its delta and the view of its updated
-   table takes none from the live table, so they are read from the delta (tens of thousands of rows)
-   instead of from the view (millions, scanned in full). `plan`: the model's build_plan(). #}
-{% macro recomputed_relation_rows(relation, plan) -%}
-    {%- if not plan.incremental -%}
-select * from {{ relation }}
-    {%- else -%}
-        {%- set node = graph.nodes.get('model.' ~ project_name ~ '.' ~ relation.identifier) -%}
-        {%- if node is none or node.config.get('reset_relations_on') != ['rel_id'] -%}
-            {{ exceptions.raise_compiler_error(
-                relation.identifier ~ " does not recompute the rows of retyped relations (reset_relations_on=['rel_id']): read them from its view"
-            ) }}
-        {%- endif -%}
-select * from {{ delta_relation(relation) }}
-    where {{ is_retyped_relation('rel_id') }}
-    {%- endif -%}
 {%- endmacro %}

@@ -68,3 +68,16 @@
         {{ typings }}.type_rank_a,
         {{ typings }}.type_rank_b
 {% endmacro %}
+
+{# The rows of `relation` (a ref) of the relations this build recomputes from scratch. An incremental
+   model that recomputes them (config reset_relations_on=['rel_id']) has every one of them in its delta,
+   so in an incremental build they are read from the delta (tens of thousands of rows) instead of from
+   the view of its updated table (millions, scanned in full). #}
+{% macro recomputed_relation_rows(relation) -%}
+    {%- if is_incremental() -%}
+select * from {{ changed_rows(relation) }}
+where {{ is_retyped_relation('rel_id') }}
+    {%- else -%}
+select * from {{ relation }}
+    {%- endif -%}
+{%- endmacro %}

@@ -21,25 +21,25 @@ build_batches as (
 
 previous_batches as (
 
-    select * from {{ previous_table('int_build_batches') }}
+    select * from {{ previous_build('int_build_batches') }}
 
 ),
 
 previous_entity_keys as (
 
-    select * from {{ previous_table('int_entity_keys') }}
+    select * from {{ previous_build('int_entity_keys') }}
 
 ),
 
 previous_entity_types as (
 
-    select * from {{ previous_table('int_entity_types') }}
+    select * from {{ previous_build('int_entity_types') }}
 
 ),
 
 previous_relation_pairs as (
 
-    select * from {{ previous_table('int_relation_pairs') }}
+    select * from {{ previous_build('int_relation_pairs') }}
 
 ),
 
@@ -215,7 +215,9 @@ final as (
         decision.reason is null as is_incremental,
         coalesce(decision.reason, 'incremental') as reason,
         cast(decision.n_new_batches as bigint) as n_new_batches,
-        cast(decision.previous_max_batch_id as bigint) as previous_max_batch_id,
+        -- a full build reads every batch
+        case when decision.reason is null then cast(decision.previous_max_batch_id as bigint) end
+            as previous_max_batch_id,
         {{ sql_string_literal(incremental_state_fingerprint()) }} as state_fingerprint,
         {{ 'true' if incremental_state_selected() else 'false' }} as state_complete,
         {{ sql_string_literal(invocation_id) }} as invocation_id,

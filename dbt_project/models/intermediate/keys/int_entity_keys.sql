@@ -4,8 +4,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- E: every entity that is an argument of a loaded relation instance, with a compact integer key,
 -- numbered by the first batch the entity occurs in, then by source id.
 -- Integer keys early: every later join and group-by runs on 4-byte ints instead of text ids.
@@ -58,6 +56,6 @@ counted as (
 
 ),
 
-{{ keys_numbered_by_first_batch('counted', 'source_entity_id', 'entity_id', plan) }}
+{{ keys_numbered_by_first_batch('counted', 'source_entity_id', 'entity_id') }}
 
 select * from keyed

@@ -4,8 +4,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Relations (canonical paths) with a compact integer key, numbered by the first batch a path occurs in,
 -- then by path: a batch added later only appends ids, so a build that adds it gives every older
 -- relation the id a build from scratch gives it.
@@ -33,6 +31,6 @@ counted as (
 
 ),
 
-{{ keys_numbered_by_first_batch('counted', 'path', 'rel_id', plan) }}
+{{ keys_numbered_by_first_batch('counted', 'path', 'rel_id') }}
 
 select * from keyed

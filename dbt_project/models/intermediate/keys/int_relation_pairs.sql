@@ -4,8 +4,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Untyped relation extensions: R as a set of entity pairs, with the number of instances of each pair
 -- and the first batch it occurs in. Instances are counted per (path, arguments) on the loaded text
 -- ids first (int_source_pairs) and keyed afterwards: each pair is looked up once instead of each instance.
@@ -57,10 +55,10 @@ keyed as (
 
 ),
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 previous_pairs as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 
@@ -84,14 +82,7 @@ final as (
 {% else %}
 final as (
 
-    select
-        rel_id,
-        arg1_entity_id,
-        arg2_entity_id,
-        n_instances,
-        first_batch_id
-
-    from keyed
+    select * from keyed
 
 )
 {% endif %}

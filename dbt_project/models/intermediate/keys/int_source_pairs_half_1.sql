@@ -2,7 +2,6 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
--- depends_on: {{ ref('int_build_plan') }}
 -- The pairs of int_source_pairs whose first argument's id ends in a character of even code (the SQL,
 -- and why the pairs are counted in two halves: macros/source_pairs.sql).
 -- One process although a grouping this size could use workers: most pairs occur once, so parallel

@@ -6,9 +6,6 @@
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set k = var('top_k_types') | int -%}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- depends_on: {{ ref('int_retyped_relations') }}
 {%- if k * k > 64 -%}
     {{ exceptions.raise_compiler_error(
         "int_overlap_classes: top_k_types = " ~ k ~ " is not supported; the typed overlap counts pack "
@@ -33,10 +30,10 @@ with
 overlap_masks as (
 
     select * from {{ ref('int_relation_overlaps') }}
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where relation_pair_id in (
             select changed_overlaps.relation_pair_id
-            from {{ delta_relation(ref('int_relation_overlaps')) }} as changed_overlaps
+            from {{ changed_rows(ref('int_relation_overlaps')) }} as changed_overlaps
         )
     {%- endif %}
 

@@ -6,8 +6,6 @@
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set k = var('top_k_types') | int -%}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Step 1 of the typed overlaps (int_typed_overlaps): for every overlapping relation pair (A, B,
 -- alignment), the typings of A and of B whose share of the overlap can still pass criteria 2-3.
@@ -22,99 +20,69 @@
 -- that became eligible (|π1|, |π2| ≥ r_min for the first time).
 with
 
-{% if plan.incremental %}
-changed_typings as (
-
-    select * from {{ delta_relation(ref('int_typed_relations')) }}
-    where {{ is_not_retyped_relation('rel_id') }}
-        and {{ can_reach_projection_bound(delta_relation(ref('int_typed_relations'))) }}
-
-),
-
-previous_typings as (
-
-    select * from {{ previous_table('int_typed_relations') }}
-
-),
-
+{% if is_incremental() %}
+-- the relations with a typed relation that can reach the projection bounds for the first time (new, or
+-- too small before)
 newly_eligible_relations as (
 
-    select distinct changed_typings.rel_id
-    from changed_typings
-    left join previous_typings
-        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
-    where previous_typings.typed_rel_id is null
-        or not ({{ can_reach_projection_bound('previous_typings') }})
+    select distinct typed_relations.rel_id
+    from {{ ref('int_typed_relations') }} as typed_relations
+    left join {{ previous_build(ref('int_typed_relations')) }} as previous_typings
+        on typed_relations.typed_rel_id = previous_typings.typed_rel_id
+    where {{ can_reach_projection_bound('typed_relations') }}
+        and not {{ is_retyped_relation('typed_relations.rel_id') }}
+        and (
+            previous_typings.typed_rel_id is null
+            or not ({{ can_reach_projection_bound('previous_typings') }})
+        )
 
 ),
 
 changed_classes as (
 
-    select * from {{ delta_relation(ref('int_overlap_classes')) }}
-
-),
-
-all_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
+    select * from {{ changed_rows(ref('int_overlap_classes')) }}
 
 ),
 
 -- the classes of the relation pairs to count again, read once (a few per cent of the classes; read
 -- three times below, so Postgres materialises them): a relation pair whose classes changed has all
 -- of them in the delta (unique_key), the pairs of a newly eligible relation are read from the view
-affected_classes as (
+-- (used below; the linter renders the other branch of the choice there)
+affected_classes as (  -- noqa: ST03
 
     select * from changed_classes
 
     union all
 
-    select * from all_classes
+    select * from {{ ref('int_overlap_classes') }}
     where (
-        {{ relation_pair_premise('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
-        or {{ relation_pair_hypothesis('relation_pair_id') }} in (select rel_id from newly_eligible_relations)
+        {{ relation_pair_premise('relation_pair_id') }} in (select newly_eligible_relations.rel_id from newly_eligible_relations)
+        or {{ relation_pair_hypothesis('relation_pair_id') }} in (select newly_eligible_relations.rel_id from newly_eligible_relations)
     )
-        and relation_pair_id not in (select changed_classes.relation_pair_id from changed_classes)
-
-),
-
-relation_pair_classes as (
-
-    select * from affected_classes
-
-),
-
-premise_side_classes as (
-
-    select * from affected_classes
-
-),
-
-hypothesis_side_classes as (
-
-    select * from affected_classes
-
-),
-{% else %}
--- one import CTE per use (Postgres materialises a CTE that is read twice)
-relation_pair_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
-
-),
-
-premise_side_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
-
-),
-
-hypothesis_side_classes as (
-
-    select * from {{ ref('int_overlap_classes') }}
+    and relation_pair_id not in (select changed_classes.relation_pair_id from changed_classes)
 
 ),
 {% endif %}
+
+-- one import CTE per use (Postgres materialises a CTE that is read twice); in an incremental build the
+-- affected classes
+relation_pair_classes as (
+
+    select * from {{ 'affected_classes' if is_incremental() else ref('int_overlap_classes') }}
+
+),
+
+premise_side_classes as (
+
+    select * from {{ 'affected_classes' if is_incremental() else ref('int_overlap_classes') }}
+
+),
+
+hypothesis_side_classes as (
+
+    select * from {{ 'affected_classes' if is_incremental() else ref('int_overlap_classes') }}
+
+),
 
 typed_relations as (
 

@@ -5,11 +5,7 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
--- depends_on: {{ ref('int_slot_types_ranked') }}
--- depends_on: {{ ref('int_shared_entity_pairs') }}
 -- Untyped stage of A∩B (paper §2.3): the entity pairs shared by two relations of DIFFERENT paths, for
 -- relation pairs whose untyped overlap can still pass criteria 2-3 (every typed overlap is a subset of
 -- its untyped one), with the type masks the typed stage counts from.
@@ -35,18 +31,16 @@
 --   3. only the A∩B pairs of surviving relation pairs go on to be expanded to typings.
 -- A separate table (not a CTE) so the planner has statistics for the typed stage.
 --
--- Incremental: the pairs new to the graph and every pair of a relation whose slot types changed are
--- matched with every shared pair of the graph (on the unordered pair); a relation pair that had survived the
--- bounds gets its new shared pairs added, one with a relation whose slot types changed gets all of
--- them again (they are all among the matches), and one that had not survived is counted from scratch
--- from its two relations' pairs.
+-- Incremental: the pairs new to the graph and every pair of a relation typed from scratch (the driving
+-- pairs) are matched with every shared pair of the graph. A relation pair that had survived the bounds
+-- gets its new members added, one with a relation typed from scratch gets all of them again (they are
+-- all among the matches), and one that had not survived is counted from scratch from its two
+-- relations' pairs.
 with
-{% if plan.incremental %}
-driving_pairs as (
 
-    select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where {{ is_retyped_relation('rel_id') }}
-        or first_batch_id > {{ plan.previous_max_batch_id }}
+relation_pairs as (
+
+    select * from {{ ref('int_relation_pair_typings') }}
 
 ),
 
@@ -57,108 +51,65 @@ shared_keys as (
 ),
 
 -- the pairs of the graph that another relation has too (in either orientation): the only ones in any
--- overlap, about a sixth of the pairs; one scan of the staging view for the matches and both sides of
--- the scratch counts below (read three times, so Postgres materialises it)
+-- overlap, about a sixth of the pairs (read several times, so Postgres materialises it)
 shared_pairs as (
 
-    select relation_pairs.*
-    from {{ ref('int_relation_pair_typings') }} as relation_pairs
+    select
+        relation_pairs.rel_id,
+        relation_pairs.arg1_entity_id,
+        relation_pairs.arg2_entity_id,
+        relation_pairs.arg1_mask,
+        relation_pairs.arg2_mask,
+        relation_pairs.first_batch_id
+
+    from relation_pairs
     inner join shared_keys
         on least(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.low_entity_id
         and greatest(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.high_entity_id
 
 ),
 
-graph_pairs as (
+{% if is_incremental() %}
+driving_pairs as (
 
     select * from shared_pairs
+    where first_batch_id > {{ previous_max_batch_id() }}
+        or {{ is_retyped_relation('rel_id') }}
 
 ),
 
-matches as (
+settled_pairs as (
 
-    select
-        driving_pairs.rel_id as driving_rel_id,
-        driving_pairs.arg1_entity_id as driving_arg1_entity_id,
-        driving_pairs.arg2_entity_id as driving_arg2_entity_id,
-        driving_pairs.arg1_mask as driving_arg1_mask,
-        driving_pairs.arg2_mask as driving_arg2_mask,
-        graph_pairs.rel_id as other_rel_id,
-        graph_pairs.arg1_entity_id as other_arg1_entity_id,
-        graph_pairs.arg2_entity_id as other_arg2_entity_id,
-        graph_pairs.arg1_mask as other_arg1_mask,
-        graph_pairs.arg2_mask as other_arg2_mask
-
-    from driving_pairs
-    inner join graph_pairs
-        on
-        least(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
-        = least(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
-        and greatest(driving_pairs.arg1_entity_id, driving_pairs.arg2_entity_id)
-        = greatest(graph_pairs.arg1_entity_id, graph_pairs.arg2_entity_id)
-        and driving_pairs.rel_id <> graph_pairs.rel_id
+    select * from shared_pairs
+    where first_batch_id <= {{ previous_max_batch_id() }}
+        and not {{ is_retyped_relation('rel_id') }}
 
 ),
 
--- each match as a shared pair of the relation pair (lower rel_id = premise), in the premise's
--- orientation: straight when both have the pair the same way round, crossed when reversed
-matched_pairs as (
+-- the members with a driving pair on either side, each once
+new_members as (
 
-    select
-        case when driving_rel_id < other_rel_id then driving_rel_id else other_rel_id end as premise_rel_id,
-        case when driving_rel_id < other_rel_id then other_rel_id else driving_rel_id end as hypothesis_rel_id,
-        'straight' as alignment,
-        driving_arg1_entity_id as arg1_entity_id,
-        driving_arg2_entity_id as arg2_entity_id,
-        case when driving_rel_id < other_rel_id then driving_arg1_mask else other_arg1_mask end as arg1_premise_mask,
-        case when driving_rel_id < other_rel_id then driving_arg2_mask else other_arg2_mask end as arg2_premise_mask,
-        case when driving_rel_id < other_rel_id then other_arg1_mask else driving_arg1_mask end
-            as arg1_hypothesis_mask,
-        case when driving_rel_id < other_rel_id then other_arg2_mask else driving_arg2_mask end
-            as arg2_hypothesis_mask
-
-    from matches
-    where driving_arg1_entity_id = other_arg1_entity_id
-        and driving_arg2_entity_id = other_arg2_entity_id
+    {{ relation_overlap_members('driving_pairs', 'shared_pairs') }}
 
     union all
 
-    -- x fills the hypothesis' second slot and y its first
-    select
-        case when driving_rel_id < other_rel_id then driving_rel_id else other_rel_id end as premise_rel_id,
-        case when driving_rel_id < other_rel_id then other_rel_id else driving_rel_id end as hypothesis_rel_id,
-        'crossed' as alignment,
-        case when driving_rel_id < other_rel_id then driving_arg1_entity_id else other_arg1_entity_id end
-            as arg1_entity_id,
-        case when driving_rel_id < other_rel_id then driving_arg2_entity_id else other_arg2_entity_id end
-            as arg2_entity_id,
-        case when driving_rel_id < other_rel_id then driving_arg1_mask else other_arg1_mask end as arg1_premise_mask,
-        case when driving_rel_id < other_rel_id then driving_arg2_mask else other_arg2_mask end as arg2_premise_mask,
-        case when driving_rel_id < other_rel_id then other_arg2_mask else driving_arg2_mask end
-            as arg1_hypothesis_mask,
-        case when driving_rel_id < other_rel_id then other_arg1_mask else driving_arg1_mask end
-            as arg2_hypothesis_mask
-
-    from matches
-    where driving_arg1_entity_id = other_arg2_entity_id
-        and driving_arg2_entity_id = other_arg1_entity_id
+    {{ relation_overlap_members('settled_pairs', 'driving_pairs') }}
 
 ),
 
--- a pair can be found from both sides (both new)
 candidate_members as (
 
-    select distinct
+    select
         {{ relation_pair_id('premise_rel_id', 'hypothesis_rel_id', 'alignment') }} as relation_pair_id,
-        matched_pairs.*
+        new_members.*
 
-    from matched_pairs
+    from new_members
 
 ),
 
 previous_members as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 
@@ -197,16 +148,16 @@ scratch_relation_pairs as (
 
 ),
 
--- a scratch relation pair is counted by probing the larger relation with the pairs of the smaller one
--- (a hub relation is a scratch relation of many pairs; joining the scratch relations' pairs with each other
--- would join the hubs' pairs with every relation's); the sizes only choose the side, any size is correct
+-- a scratch relation pair is counted by probing the larger relation with the shared pairs of the smaller
+-- one (a hub relation is a scratch relation of many pairs; joining the scratch relations' pairs with each
+-- other would join the hubs' pairs with every relation's); the sizes only choose the side
 relation_sizes as (
 
     select
         rel_id,
-        max(n_entity_pairs) as n_entity_pairs
+        count(*) as n_entity_pairs
 
-    from {{ ref('int_slot_types_ranked') }}
+    from shared_pairs
     group by rel_id
 
 ),
@@ -377,72 +328,9 @@ final as (
 
 )
 {% else %}
-relation_pairs as (
-
-    select * from {{ ref('int_relation_pair_typings') }}
-
-),
-
-shared_keys as (
-
-    select * from {{ ref('int_shared_entity_pairs') }}
-
-),
-
-shared_pairs as (
-
-    select
-        relation_pairs.rel_id,
-        relation_pairs.arg1_entity_id,
-        relation_pairs.arg2_entity_id,
-        relation_pairs.arg1_mask,
-        relation_pairs.arg2_mask
-
-    from relation_pairs
-    inner join shared_keys
-        on least(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.low_entity_id
-        and greatest(relation_pairs.arg1_entity_id, relation_pairs.arg2_entity_id) = shared_keys.high_entity_id
-
-),
-
 relation_joined as (
 
-    select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'straight' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        premise.arg1_mask as arg1_premise_mask,
-        premise.arg2_mask as arg2_premise_mask,
-        hypothesis.arg1_mask as arg1_hypothesis_mask,
-        hypothesis.arg2_mask as arg2_hypothesis_mask
-
-    from shared_pairs as premise
-    inner join shared_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg1_entity_id
-        and premise.arg2_entity_id = hypothesis.arg2_entity_id
-        and premise.rel_id < hypothesis.rel_id
-
-    union all
-
-    -- x fills the hypothesis' second slot and y its first
-    select
-        premise.rel_id as premise_rel_id,
-        hypothesis.rel_id as hypothesis_rel_id,
-        'crossed' as alignment,
-        premise.arg1_entity_id,
-        premise.arg2_entity_id,
-        premise.arg1_mask as arg1_premise_mask,
-        premise.arg2_mask as arg2_premise_mask,
-        hypothesis.arg2_mask as arg1_hypothesis_mask,
-        hypothesis.arg1_mask as arg2_hypothesis_mask
-
-    from shared_pairs as premise
-    inner join shared_pairs as hypothesis
-        on premise.arg1_entity_id = hypothesis.arg2_entity_id
-        and premise.arg2_entity_id = hypothesis.arg1_entity_id
-        and premise.rel_id < hypothesis.rel_id
+    {{ relation_overlap_members('shared_pairs', 'shared_pairs') }}
 
 ),
 

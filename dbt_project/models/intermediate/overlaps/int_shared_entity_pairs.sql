@@ -4,8 +4,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- The unordered entity pairs {x, y} that two relations or more have, in either orientation: the only
 -- pairs that can be in the overlap of two relations (int_relation_overlaps, step 1). Counted over every
 -- relation pair, not only those of typed relations, so that this model needs int_relation_pairs alone
@@ -15,15 +13,15 @@
 -- only through a pair new to the graph: the new pairs' keys are counted over the whole graph.
 with
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 new_keys as (
 
     select distinct
         least(arg1_entity_id, arg2_entity_id) as low_entity_id,
         greatest(arg1_entity_id, arg2_entity_id) as high_entity_id
 
-    from {{ delta_relation(ref('int_relation_pairs')) }}
-    where first_batch_id > {{ plan.previous_max_batch_id }}
+    from {{ changed_rows(ref('int_relation_pairs')) }}
+    where first_batch_id > {{ previous_max_batch_id() }}
 
 ),
 

@@ -6,9 +6,6 @@
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set k = var('top_k_types') | int -%}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.3: A∩B for typed relations A (premise) and B (hypothesis) of different paths, both
 -- alignments (see int_relation_overlaps), with |A∩B|, |π1(A∩B)|, |π2(A∩B)| and |π1 ∪ π2| (esr's
 -- numerator), all in the premise's orientation. Only overlaps that can pass criteria 2-3 are kept;
@@ -24,13 +21,13 @@
 -- Incremental: the relation pairs whose classes or surviving typings changed: all their typed overlaps.
 with
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 -- used in the incremental branches below (the linter renders the others)
 affected_relation_pairs as (  -- noqa: ST03
 
-    select relation_pair_id from {{ delta_relation(ref('int_overlap_classes')) }}
+    select relation_pair_id from {{ changed_rows(ref('int_overlap_classes')) }}
     union
-    select relation_pair_id from {{ delta_relation(ref('int_overlap_typing_sizes')) }}
+    select relation_pair_id from {{ changed_rows(ref('int_overlap_typing_sizes')) }}
 
 ),
 {% endif %}
@@ -39,7 +36,7 @@ affected_relation_pairs as (  -- noqa: ST03
 premise_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
@@ -48,7 +45,7 @@ premise_sides as (
 hypothesis_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
@@ -58,7 +55,7 @@ hypothesis_sides as (
 rank_mask_sides as (
 
     select * from {{ ref('int_overlap_typing_sizes') }}
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 
@@ -67,7 +64,7 @@ rank_mask_sides as (
 match_classes as (
 
     select * from {{ ref('int_overlap_classes') }}
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where relation_pair_id in (select affected_relation_pairs.relation_pair_id from affected_relation_pairs)
     {%- endif %}
 

@@ -4,8 +4,6 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- τ(e) on entity keys, for the entities of the graph only, from the type rows of the build's batches.
 -- Sources: the var type_sources (default null = every type_source). With var map_types = true every
 -- type is replaced by its targets in the loaded type maps and unmapped types are dropped (e.g.
@@ -25,14 +23,12 @@ build_batches as (
 
 ),
 
--- incremental: the types of the entities new to the graph (from every batch of the build); the plan
--- ensures no new batch changes the types of an entity already in it
+-- the entities new to the graph (every entity in a full build): the plan ensures that no new batch
+-- changes the types of an entity already in it
 entity_keys as (
 
-    select * from {{ ref('int_entity_keys') }}
-    {%- if plan.incremental %}
-    where first_batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    select * from {{ changed_rows(ref('int_entity_keys')) }}
+    where first_batch_id > {{ previous_max_batch_id() }}
 
 ),
 

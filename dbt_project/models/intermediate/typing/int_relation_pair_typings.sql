@@ -5,9 +5,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2 as bit masks: pair (x, y) of R is in R's typing (s, u) iff s ∈ τ(x) and u ∈ τ(y), ⊤
 -- matching every entity. arg1_mask has bit r-1 set for every slot-1 type of type_rank r
 -- (int_slot_types_ranked) that x has, arg2_mask likewise for y and slot 2; the pair's typings are
@@ -15,29 +12,23 @@
 -- sizes, members and typed overlaps are all computed from these masks. Relations below r_min (no
 -- ranked slot types) and pairs with an argument that matches none of its slot's types (in no
 -- typing) are left out.
--- Incremental: every pair of a relation whose slot types changed (int_retyped_relations), and the
--- pairs of the others that are new or whose count changed (int_relation_pairs' changed rows).
+-- Incremental: every pair of a relation typed from scratch (int_retyped_relations: every ranked
+-- relation in a full build), and the pairs of the others that are new or whose count changed.
 with
 
-{% if plan.incremental %}
 relation_pairs as (
 
     select * from {{ ref('int_relation_pairs') }}
     where {{ is_retyped_relation('rel_id') }}
+    {%- if is_incremental() %}
 
     union all
 
-    select * from {{ delta_relation(ref('int_relation_pairs')) }}
-    where {{ is_not_retyped_relation('rel_id') }}
+    select * from {{ changed_rows(ref('int_relation_pairs')) }}
+    where not {{ is_retyped_relation('rel_id') }}
+    {%- endif %}
 
 ),
-{% else %}
-relation_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-{% endif %}
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 slot1_masks as (

@@ -4,44 +4,28 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Every (relation, slot, entity filling that slot) with the number of the relation's pairs it fills the
 -- slot of: π1(R) and π2(R) with weights, and the first batch of those pairs. Slot type counts
 -- (int_slot_type_counts) and type masks (int_slot_entity_types) are computed per slot entity from
 -- here, not per pair: hub entities fill a slot of a relation with many partners.
--- Incremental: the pairs new to the graph (int_relation_pairs' changed rows with a new first batch)
--- add to the previous counts.
+-- Incremental: the pairs new to the graph add to the previous counts.
 with
 
-{% if plan.incremental %}
--- one import CTE per use (Postgres materialises a CTE that is read twice)
+-- the pairs new to the graph (every pair in a full build); one import CTE per use (Postgres
+-- materialises a CTE that is read twice)
 slot1_pairs as (
 
-    select * from {{ delta_relation(ref('int_relation_pairs')) }}
-    where first_batch_id > {{ plan.previous_max_batch_id }}
+    select * from {{ changed_rows(ref('int_relation_pairs')) }}
+    where first_batch_id > {{ previous_max_batch_id() }}
 
 ),
 
 slot2_pairs as (
 
-    select * from {{ delta_relation(ref('int_relation_pairs')) }}
-    where first_batch_id > {{ plan.previous_max_batch_id }}
+    select * from {{ changed_rows(ref('int_relation_pairs')) }}
+    where first_batch_id > {{ previous_max_batch_id() }}
 
 ),
-{% else %}
-slot1_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-
-slot2_pairs as (
-
-    select * from {{ ref('int_relation_pairs') }}
-
-),
-{% endif %}
 
 slot_entities as (
 
@@ -73,10 +57,10 @@ slot_entities as (
 
 ),
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 previous_slot_entities as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 

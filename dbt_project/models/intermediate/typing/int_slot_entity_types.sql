@@ -5,9 +5,6 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ joins_in_written_order() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- depends_on: {{ ref('int_retyped_relations') }}
 -- For each relation, slot and entity filling that slot: the ranked slot types (int_slot_types_ranked)
 -- the entity has, as a bit mask (bit r-1 = the type of type_rank r, its place by name; ⊤ is set for
 -- every entity). Types are looked up once per (relation, slot, entity), not per pair: hub entities fill
@@ -18,28 +15,25 @@
 -- Each slot entity meets its own types first (about two per entity) and those meet the slot's ranked
 -- types, rather than every ranked type of the slot being looked up for every entity (7M lookups at 5M
 -- instances); ⊤, which every entity has, is added in a join of its own.
--- Incremental: every slot entity of a relation whose slot types changed (int_retyped_relations), and
--- the slot entities new to the graph; the masks of the others do not change.
+-- Incremental: the slot entities new to the graph and every slot entity of a relation typed from
+-- scratch (int_retyped_relations); the masks of the others do not change. In a full build every slot
+-- entity is new.
 with
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
 typed_slot_entities as (
 
     select * from {{ ref('int_slot_entities') }}
-    {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
-        or first_batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    where first_batch_id > {{ previous_max_batch_id() }}
+        or {{ is_retyped_relation('rel_id') }}
 
 ),
 
 top_slot_entities as (
 
     select * from {{ ref('int_slot_entities') }}
-    {%- if plan.incremental %}
-    where {{ is_retyped_relation('rel_id') }}
-        or first_batch_id > {{ plan.previous_max_batch_id }}
-    {%- endif %}
+    where first_batch_id > {{ previous_max_batch_id() }}
+        or {{ is_retyped_relation('rel_id') }}
 
 ),
 

@@ -4,8 +4,6 @@
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Paper §2.2's ranking counts, for every relation and slot i: per type t, |{p ∈ R : t ∈ τ(π_i(p))}|
 -- (n_entity_pairs) and the number of slot entities with t (n_entities); the top type ⊤ (var top_type)
 -- counts every pair and entity: |R| and |π_i(R)|. Sums over slot entities (int_slot_entities), which
@@ -14,16 +12,16 @@
 -- previous counts; the types of an entity already in the graph do not change (int_build_plan).
 with
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 changed_slot_entities as (
 
-    select * from {{ delta_relation(ref('int_slot_entities')) }}
+    select * from {{ changed_rows(ref('int_slot_entities')) }}
 
 ),
 
 previous_slot_entities as (
 
-    select * from {{ previous_table('int_slot_entities') }}
+    select * from {{ previous_build(ref('int_slot_entities')) }}
 
 ),
 
@@ -116,10 +114,10 @@ counts as (
 
 ),
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 previous_counts as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 

@@ -1,11 +1,7 @@
 {{ config(
-    materialized=incremental_materialization(),
-    unique_key='rel_id',
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Paper §2.2: per relation R and slot i, rank types t by |{p ∈ R : t ∈ τ(π_i(p))}| (ties by type name),
 -- keep the top k (var top_k_types); when fewer than k types occur, add the top type ⊤
 -- (var top_type, default 'thing') after them, counted with all |R| pairs.
@@ -14,7 +10,8 @@
 -- name, a relation whose kept types only change their count order keeps its masks and typed relations, so
 -- an incremental build updates it from its new pairs instead of recomputing it (int_retyped_relations).
 -- Relations with |R| < r_min are dropped here: none of their typed relations R_{s,u} ⊆ R can reach r_min.
--- Incremental: the relations whose counts changed are ranked again (all their rows are replaced).
+-- Ranked in full in every build (an incremental path saved nothing measurable); int_retyped_relations
+-- compares the ranking with the previous build's.
 with
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
@@ -33,16 +30,6 @@ type_counts as (
 
 ),
 
-{% if plan.incremental %}
--- used in the incremental branch below (the linter renders the other)
-changed_relations as (  -- noqa: ST03
-
-    select distinct rel_id
-    from {{ delta_relation(ref('int_slot_type_counts')) }}
-
-),
-{% endif %}
-
 -- |R| = the pairs of R (⊤ counts every pair)
 relation_sizes as (
 
@@ -51,10 +38,6 @@ relation_sizes as (
         size_counts.n_entity_pairs
 
     from size_counts
-    {%- if plan.incremental %}
-    inner join changed_relations
-        on size_counts.rel_id = changed_relations.rel_id
-    {%- endif %}
     where size_counts.n_entity_pairs >= {{ var('r_min') }}
 
 ),

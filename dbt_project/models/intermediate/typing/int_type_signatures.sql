@@ -6,149 +6,90 @@
     post_hook="{{ analyze_table() }}",
 ) }}
 {%- set k = var('top_k_types') | int %}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: tsg(T) = (∩_{e∈π1(T)} τ(e), ∩_{e∈π2(T)} τ(e)), as sorted arrays.
 -- Interpretation (docs/design.md §4): an empty intersection (e.g. one untyped entity) becomes {⊤}.
 -- A first argument x is in π1(R_{s,u}) iff its own mask admits s and its partners' mask admits u
 -- (int_slot_entity_classes; a second argument with the roles swapped), so the projections are read
 -- from slot entities, never from typed relation members.
--- Incremental: computed from scratch for the typed relations of relations whose slot types changed and
--- for new typed relations; an existing typed relation whose projections gained entities (the changed
--- rows of int_slot_entity_classes) keeps the types of its previous tsg that every new entity has.
+-- Incremental: computed from scratch for the new typed relations and those of relations typed from
+-- scratch (int_retyped_relations), from their relations' slot entities only; an existing typed
+-- relation whose projections gained entities (the changed rows of int_slot_entity_classes) keeps the
+-- types of its previous tsg that every new entity has.
 with
 
-{% if plan.incremental %}
-changed_typings as (
-
-    select * from {{ delta_relation(ref('int_typed_relations')) }}
-
-),
-
-previous_typings as (
-
-    select * from {{ previous_table('int_typed_relations') }}
-
-),
-
+{% if is_incremental() %}
 -- the typed relations computed from scratch
 scanned_typings as (
 
-    select changed_typings.*
-    from changed_typings
-    left join previous_typings
-        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    select typed_relations.*
+    from {{ ref('int_typed_relations') }} as typed_relations
+    left join {{ previous_build(ref('int_typed_relations')) }} as previous_typings
+        on typed_relations.typed_rel_id = previous_typings.typed_rel_id
     where previous_typings.typed_rel_id is null
-        or {{ is_retyped_relation('changed_typings.rel_id') }}
+        or {{ is_retyped_relation('typed_relations.rel_id') }}
 
 ),
 
-scanned_relations as (
+-- their relations' slot entities (a few per cent), read once: only their entities' type sets are formed
+-- (used below; the linter renders the other branch of the choice there)
+scanned_slot_entities as (  -- noqa: ST03
 
-    select distinct rel_id
-    from scanned_typings
+    select * from {{ ref('int_slot_entity_classes') }}
+    where rel_id in (select scanned_typings.rel_id from scanned_typings)
 
 ),
 {% endif %}
 
-{% if plan.incremental %}
--- the slot entities of the relations scanned (a few per cent): read once and materialised, and only
--- their entities' type sets are formed
-scanned_slot_entities as (
-
-    select * from {{ ref('int_slot_entity_classes') }}
-    where rel_id in (select scanned_relations.rel_id from scanned_relations)
-
-),
-
+-- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres; in an incremental
+-- build the scanned typings and slot entities
 slot1_entities as (
 
-    select * from scanned_slot_entities
+    select * from {{ 'scanned_slot_entities' if is_incremental() else ref('int_slot_entity_classes') }}
 
 ),
 
 slot2_entities as (
 
-    select * from scanned_slot_entities
+    select * from {{ 'scanned_slot_entities' if is_incremental() else ref('int_slot_entity_classes') }}
 
 ),
 
 entity_types as (
 
     select * from {{ ref('int_entity_types') }}
+    {%- if is_incremental() %}
     where entity_id in (select scanned_slot_entities.entity_id from scanned_slot_entities)
+    {%- endif %}
 
 ),
 
 set_entity_types as (
 
     select * from {{ ref('int_entity_types') }}
+    {%- if is_incremental() %}
     where entity_id in (select scanned_slot_entities.entity_id from scanned_slot_entities)
+    {%- endif %}
 
 ),
 
 slot1_typings as (
 
-    select * from scanned_typings
+    select * from {{ 'scanned_typings' if is_incremental() else ref('int_typed_relations') }}
 
 ),
 
 slot2_typings as (
 
-    select * from scanned_typings
+    select * from {{ 'scanned_typings' if is_incremental() else ref('int_typed_relations') }}
 
 ),
 
 typed_relations as (
 
-    select * from scanned_typings
+    select * from {{ 'scanned_typings' if is_incremental() else ref('int_typed_relations') }}
 
 ),
-{% else %}
--- one import CTE per use: a CTE referenced twice is materialised as a copy by Postgres
-slot1_entities as (
-
-    select * from {{ ref('int_slot_entity_classes') }}
-
-),
-
-slot2_entities as (
-
-    select * from {{ ref('int_slot_entity_classes') }}
-
-),
-
-entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
-
-set_entity_types as (
-
-    select * from {{ ref('int_entity_types') }}
-
-),
-
-slot1_typings as (
-
-    select * from {{ ref('int_typed_relations') }}
-
-),
-
-slot2_typings as (
-
-    select * from {{ ref('int_typed_relations') }}
-
-),
-
-typed_relations as (
-
-    select * from {{ ref('int_typed_relations') }}
-
-),
-{% endif %}
 
 -- at most 2^k · k rows: read four times, materialised for free
 mask_ranks as (
@@ -342,22 +283,19 @@ signatures as (
 
 ),
 
-{% if plan.incremental %}
--- existing typed relations of relations whose slot types did not change
+{% if is_incremental() %}
+-- existing typed relations of the relations updated from their new pairs
 kept_typings as (
 
-    select changed_typings.*
-    from changed_typings
-    inner join previous_typings
-        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
-    where {{ is_not_retyped_relation('changed_typings.rel_id') }}
+    select * from {{ previous_build(ref('int_typed_relations')) }}
+    where not {{ is_retyped_relation('rel_id') }}
 
 ),
 
 changed_entities as (
 
-    select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
-    where {{ is_not_retyped_relation('rel_id') }}
+    select * from {{ changed_rows(ref('int_slot_entity_classes')) }}
+    where not {{ is_retyped_relation('rel_id') }}
 
 ),
 
@@ -408,7 +346,7 @@ member_counts as (
 
 previous_signatures as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
     where typed_rel_id in (select member_counts.typed_rel_id from member_counts)
 
 ),

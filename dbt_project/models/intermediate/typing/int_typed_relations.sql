@@ -1,58 +1,17 @@
 {{ config(
-    materialized=incremental_materialization(),
-    unique_key='rel_id',
-    reset_relations_on=['rel_id'],
     pre_hook="{{ heavy_model_settings() }}",
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
--- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: typed relations R_{s,u} for s, u among the ranked slot types (⊤ matches everything),
 -- kept when |R_{s,u}| ≥ r_min (sizes from int_typing_sizes). typed_rel_id is global, a function of
 -- (rel_id, type_rank of s, type_rank of u) (macro typed_relation_id; type_rank is the type's place by
 -- name); tsg_index is SherLIiC's per-relation type id (0-based, by slot-1 count rank then slot-2 count
--- rank, the paper's order).
--- Incremental: the relations whose typing sizes or count ranks changed (all their rows are replaced).
+-- rank, the paper's order). Built in full in every build (an incremental path saved nothing measurable).
 with
-
-{% if plan.incremental %}
-changed_ranks as (
-
-    select * from {{ delta_relation(ref('int_slot_types_ranked')) }}
-
-),
-
-previous_ranks as (
-
-    select * from {{ previous_table('int_slot_types_ranked') }}
-
-),
-
--- relations whose kept types changed their count order (their tsg_index follows it)
-reordered_relations as (
-
-    select distinct changed_ranks.rel_id
-
-    from changed_ranks
-    inner join previous_ranks
-        on changed_ranks.rel_id = previous_ranks.rel_id
-        and changed_ranks.slot = previous_ranks.slot
-        and changed_ranks.type_rank = previous_ranks.type_rank
-    where changed_ranks.count_rank <> previous_ranks.count_rank
-
-),
-{% endif %}
 
 typing_sizes as (
 
     select * from {{ ref('int_typing_sizes') }}
-    {%- if plan.incremental %}
-    where rel_id in (
-            select changed_sizes.rel_id from {{ delta_relation(ref('int_typing_sizes')) }} as changed_sizes
-        )
-        or rel_id in (select reordered_relations.rel_id from reordered_relations)
-    {%- endif %}
 
 ),
 

@@ -5,16 +5,15 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Paper §2.2: |R_{s,u}|, its instances, |π1(R_{s,u})| and |π2(R_{s,u})| for every typing (s, u) of the
 -- ranked slot types (⊤ matches everything) that holds at least one pair, kept or not: int_typed_relations
 -- keeps those with |R_{s,u}| ≥ r_min. Summed over count classes (macro typing_count_classes), not over
 -- (pair, typing) rows.
--- Incremental: recomputed for the relations whose slot types changed; elsewhere the masks do not
--- change, so the classes of the new or changed pairs and slot entities add to the previous sizes (a
--- slot entity whose partners' mask grew moves from its previous class to its new one).
+-- Incremental: recomputed for the relations typed from scratch (int_retyped_relations); elsewhere the
+-- masks do not change, so the count classes of the changed pairs and slot entities are added to the
+-- previous sizes and those of their previous versions taken away (a slot entity whose partners' mask
+-- grew moves from its previous class to its new one).
 with
 
 -- one import CTE per use (Postgres materialises a CTE that is read twice)
@@ -34,13 +33,13 @@ slot2_types as (
 
 pair_typings as (
 
-    {{ recomputed_relation_rows(ref('int_relation_pair_typings'), plan) }}
+    {{ recomputed_relation_rows(ref('int_relation_pair_typings')) }}
 
 ),
 
 slot_entity_classes as (
 
-    {{ recomputed_relation_rows(ref('int_slot_entity_classes'), plan) }}
+    {{ recomputed_relation_rows(ref('int_slot_entity_classes')) }}
 
 ),
 
@@ -71,85 +70,37 @@ sized as (
 
 ),
 
-{% if plan.incremental %}
+{% if is_incremental() %}
+-- the other relations' changed pairs and slot entities, and their previous versions
 changed_pairs as (
 
-    select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
-    where {{ is_not_retyped_relation('rel_id') }}
+    select * from {{ changed_rows(ref('int_relation_pair_typings')) }}
+    where not {{ is_retyped_relation('rel_id') }}
 
 ),
 
-previous_pairs as (
+replaced_pairs as (
 
-    select * from {{ previous_table('int_relation_pair_typings') }}
+    select previous_pairs.*
+    from {{ previous_build(ref('int_relation_pair_typings')) }} as previous_pairs
+    inner join changed_pairs
+        on previous_pairs.rel_id = changed_pairs.rel_id
+        and previous_pairs.arg1_entity_id = changed_pairs.arg1_entity_id
+        and previous_pairs.arg2_entity_id = changed_pairs.arg2_entity_id
 
 ),
 
 changed_slot_entities as (
 
-    select * from {{ delta_relation(ref('int_slot_entity_classes')) }}
-    where {{ is_not_retyped_relation('rel_id') }}
+    select * from {{ changed_rows(ref('int_slot_entity_classes')) }}
+    where not {{ is_retyped_relation('rel_id') }}
 
 ),
 
-previous_slot_entities as (
+replaced_slot_entities as (
 
-    select * from {{ previous_table('int_slot_entity_classes') }}
-
-),
-
--- what the changed rows add to each class: a new pair, more instances; a slot entity leaves its
--- previous class and joins its new one
-class_changes as (
-
-    select
-        changed_pairs.rel_id,
-        changed_pairs.arg1_mask,
-        changed_pairs.arg2_mask,
-        case when previous_pairs.rel_id is null then 1 else 0 end as n_pairs,
-        changed_pairs.n_instances - coalesce(previous_pairs.n_instances, 0) as n_instances,
-        0 as n_arg1_entities,
-        0 as n_arg2_entities
-
-    from changed_pairs
-    left join previous_pairs
-        on changed_pairs.rel_id = previous_pairs.rel_id
-        and changed_pairs.arg1_entity_id = previous_pairs.arg1_entity_id
-        and changed_pairs.arg2_entity_id = previous_pairs.arg2_entity_id
-
-    union all
-
-    select
-        changed_slot_entities.rel_id,
-        case when changed_slot_entities.slot = 1 then changed_slot_entities.type_mask
-            else changed_slot_entities.partner_mask
-        end as arg1_mask,
-        case when changed_slot_entities.slot = 1 then changed_slot_entities.partner_mask
-            else changed_slot_entities.type_mask
-        end as arg2_mask,
-        0 as n_pairs,
-        0 as n_instances,
-        case when changed_slot_entities.slot = 1 then 1 else 0 end as n_arg1_entities,
-        case when changed_slot_entities.slot = 2 then 1 else 0 end as n_arg2_entities
-
-    from changed_slot_entities
-
-    union all
-
-    select
-        previous_slot_entities.rel_id,
-        case when previous_slot_entities.slot = 1 then previous_slot_entities.type_mask
-            else previous_slot_entities.partner_mask
-        end as arg1_mask,
-        case when previous_slot_entities.slot = 1 then previous_slot_entities.partner_mask
-            else previous_slot_entities.type_mask
-        end as arg2_mask,
-        0 as n_pairs,
-        0 as n_instances,
-        case when previous_slot_entities.slot = 1 then -1 else 0 end as n_arg1_entities,
-        case when previous_slot_entities.slot = 2 then -1 else 0 end as n_arg2_entities
-
-    from previous_slot_entities
+    select previous_slot_entities.*
+    from {{ previous_build(ref('int_slot_entity_classes')) }} as previous_slot_entities
     inner join changed_slot_entities
         on previous_slot_entities.rel_id = changed_slot_entities.rel_id
         and previous_slot_entities.slot = changed_slot_entities.slot
@@ -157,11 +108,42 @@ class_changes as (
 
 ),
 
+added_classes as (
+
+    {{ typing_count_classes('changed_pairs', 'changed_slot_entities') }}
+
+),
+
+removed_classes as (
+
+    {{ typing_count_classes('replaced_pairs', 'replaced_slot_entities') }}
+
+),
+
+class_changes as (
+
+    select * from added_classes
+
+    union all
+
+    select
+        rel_id,
+        arg1_mask,
+        arg2_mask,
+        -n_pairs as n_pairs,
+        -n_instances as n_instances,
+        -n_arg1_entities as n_arg1_entities,
+        -n_arg2_entities as n_arg2_entities
+
+    from removed_classes
+
+),
+
 changed_typings as (
 
     select typings.*
     from typings
-    where typings.rel_id in (select rel_id from class_changes)
+    where typings.rel_id in (select class_changes.rel_id from class_changes)
 
 ),
 
@@ -173,7 +155,7 @@ size_changes as (
 
 previous_sizes as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 

@@ -4,30 +4,28 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Incremental: the entities that are new or occur in new instances, and those a new batch names
 -- otherwise than the previous build did (the name is the smallest one of all batches); the types of an
 -- entity already in the graph do not change.
 with
 
-{% if plan.incremental %}
+{% if is_incremental() %}
 changed_keys as (
 
-    select * from {{ delta_relation(ref('int_entity_keys')) }}
+    select * from {{ changed_rows(ref('int_entity_keys')) }}
 
 ),
 
 new_names as (
 
     select * from {{ ref('stg_extract__entities') }}
-    where batch_id > {{ plan.previous_max_batch_id }}
+    where batch_id > {{ previous_max_batch_id() }}
 
 ),
 
 previous_entities as (
 
-    select * from {{ previous_relation(this) }}
+    select * from {{ previous_build(this) }}
 
 ),
 
@@ -84,7 +82,7 @@ names as (
     from entity_names
     inner join build_batches
         on entity_names.batch_id = build_batches.batch_id
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where entity_names.entity_id in (select entity_keys.source_entity_id from entity_keys)
     {%- endif %}
     group by entity_names.entity_id
@@ -98,7 +96,7 @@ types as (
         {{ sorted_set_agg('type_name') }} as types
 
     from entity_types
-    {%- if plan.incremental %}
+    {%- if is_incremental() %}
     where entity_id in (select entity_keys.entity_id from entity_keys)
     {%- endif %}
     group by entity_id

@@ -5,8 +5,6 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}", "{{ joins_in_written_order() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- depends_on: {{ ref('int_retyped_relations') }}
 -- Members of the typed relations: the pairs whose type masks admit the typing. The typings are matched
 -- once per distinct (relation, arg1 mask, arg2 mask), then every pair picks up its typings by an
@@ -16,15 +14,16 @@
 -- pairs elsewhere) and the pairs of typed relations kept for the first time.
 with
 
-{% if plan.incremental %}
+{% if is_incremental() %}
+-- typed relations kept for the first time, of relations updated from their new pairs
 new_typings as (
 
-    select changed_typings.*
-    from {{ delta_relation(ref('int_typed_relations')) }} as changed_typings
-    left join {{ previous_table('int_typed_relations') }} as previous_typings
-        on changed_typings.typed_rel_id = previous_typings.typed_rel_id
+    select typed_relations.*
+    from {{ ref('int_typed_relations') }} as typed_relations
+    left join {{ previous_build(ref('int_typed_relations')) }} as previous_typings
+        on typed_relations.typed_rel_id = previous_typings.typed_rel_id
     where previous_typings.typed_rel_id is null
-        and {{ is_not_retyped_relation('changed_typings.rel_id') }}
+        and not {{ is_retyped_relation('typed_relations.rel_id') }}
 
 ),
 
@@ -45,38 +44,29 @@ newly_kept_pairs as (
 
 ),
 
-changed_pairs as (
+-- (used below; the linter renders the other branch of the choice there)
+changed_pairs as (  -- noqa: ST03
 
-    select * from {{ delta_relation(ref('int_relation_pair_typings')) }}
+    select * from {{ changed_rows(ref('int_relation_pair_typings')) }}
     union
     select * from newly_kept_pairs
 
 ),
-
-class_pairs as (
-
-    select * from changed_pairs
-
-),
-
-pair_masks as (
-
-    select * from changed_pairs
-
-),
-{% else %}
-class_pairs as (
-
-    select * from {{ ref('int_relation_pair_typings') }}
-
-),
-
-pair_masks as (
-
-    select * from {{ ref('int_relation_pair_typings') }}
-
-),
 {% endif %}
+
+-- one import CTE per use (Postgres materialises a CTE that is read twice); in an incremental build the
+-- changed pairs
+class_pairs as (
+
+    select * from {{ 'changed_pairs' if is_incremental() else ref('int_relation_pair_typings') }}
+
+),
+
+pair_masks as (
+
+    select * from {{ 'changed_pairs' if is_incremental() else ref('int_relation_pair_typings') }}
+
+),
 
 typings as (
 

@@ -4,14 +4,12 @@
     pre_hook=["{{ heavy_model_settings() }}", "{{ serial_plan() }}"],
     post_hook="{{ analyze_table() }}",
 ) }}
-{%- set plan = build_plan() %}
--- depends_on: {{ ref('int_build_plan') }}
 -- Incremental: the pairs that are new or whose count changed (int_relation_pairs' changed rows).
 with
 
 relation_pairs as (
 
-    select * from {{ ref('int_relation_pairs') if not plan.incremental else delta_relation(ref('int_relation_pairs')) }}
+    select * from {{ changed_rows(ref('int_relation_pairs')) }}
 
 ),
 
