@@ -23,7 +23,7 @@ from baselines.context import command_context
 from baselines.evaluate import CSV_COLUMNS, builds_of, evaluate_many, store_results, with_build
 from baselines.lm.methods import keep_rows, register_methods
 from baselines.lm.plan import LmSettings
-from baselines.lm.selection import pd_cv_evaluation
+from baselines.lm.selection import cv_evaluation
 from baselines.registry import Context, get, resolve
 from warehouse.builds import BuildRef, check_same_build
 from warehouse.command_line import CONTEXT, run, target_options, version_option
@@ -146,7 +146,7 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
         items, coverage = prepared
         ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
         scored = [n for n in names if n.startswith("lm:") and n not in {**ev.skipped, **ev.failed}]
-        ev.extend(pd_cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
+        ev.extend(cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
         sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():

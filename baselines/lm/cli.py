@@ -2,10 +2,11 @@
 
 python -m baselines.lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs (parallel workers, baselines.lm.jobs), scores every loaded benchmark with every
-    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the pd_cv
-    rows of the `lm:` methods (baselines.lm.selection), replaces their rows in out/baselines.csv, rewrites
-    out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and writes the
-    per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the fold
+    rows (tm_cv, or pd_cv with LM_FOLD_SCHEME=pd) of the `lm:` methods (baselines.lm.selection),
+    replaces their rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to
+    out/plots/lm/, stores results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md}
+    (mean ± sd over seeds).
 python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
@@ -57,7 +58,7 @@ from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
 from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
-from baselines.lm.selection import pd_cv_evaluation
+from baselines.lm.selection import cv_evaluation
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context, get
 from warehouse import command_line
@@ -103,7 +104,7 @@ def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str])
 
                 bl = Baseline(f"{method} seed {seed}", score, True, "", on_top_of_lemma=False)
                 ev = evaluate_baseline(bl, items, ctx)
-                ev.extend(pd_cv_evaluation([bl], items, ctx))
+                ev.extend(cv_evaluation([bl], items, ctx))
                 ev = keep_rows(ev)
                 rows += [{**r, "method": method, "seed": seed} for r in ev.rows]
     return pd.DataFrame(rows)
@@ -128,7 +129,8 @@ def seeds_markdown(summary: pd.DataFrame, build: BuildRef) -> str:
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
         "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
-        "pd_cv: the labelled pool inside the predicate-disjoint folds, cross-fitted thresholds. In %.",
+        "tm_cv / pd_cv: the labelled pool on the test-matched / predicate-disjoint folds, cross-fitted "
+        "thresholds. In %.",
         "",
         "| method | dataset | split | seeds | P | R | F1 | AUC(p≥.5) | AUC norm |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
@@ -278,7 +280,7 @@ def run_command(
         ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
         ctx.cache[ITEMS] = items  # where a dataset's models find the items of the datasets they train on
         ev = evaluate_many([*names, COMBINATION], items, ctx)
-        ev.extend(pd_cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
+        ev.extend(cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
         ev = keep_rows(ev)
         for name, why in ev.skipped.items():
             print(f"skipped {name}: {why}")
@@ -360,13 +362,36 @@ def train_command(
     "--patterns",
     default="x, which means that y",
     show_default=True,
-    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both.",
+    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both; "
+    "'hypothesis only' = the probe.",
 )
 @click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
 @click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
 @click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
 @click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
 @click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
+@click.option(
+    "--folds",
+    "schemes",
+    multiple=True,
+    callback=_comma_list,
+    metavar="tm|pd",
+    help="Fold schemes (default tm: matched to the test's overlap profile; pd: predicate-disjoint).",
+)
+@click.option(
+    "--cosine-shares",
+    default="0,0.75",
+    show_default=True,
+    metavar="C[,C]",
+    help="Variants: shares of the zero-shot cosine mixed in (0: the fine-tuned runs alone).",
+)
+@click.option(
+    "--both-orders",
+    default="0",
+    show_default=True,
+    metavar="W[,W]",
+    help="Variants: weight of the reversed pair's score subtracted (0: none).",
+)
 @click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
 @workers_option
 @out_option
@@ -380,12 +405,16 @@ def select_command(
     direction: float,
     epochs: int | None,
     seeds: tuple[int, ...],
+    schemes: tuple[str, ...],
+    cosine_shares: str,
+    both_orders: str,
     old_split: bool,
     workers: int | None,
     out: Path,
 ) -> int:
-    """Judge one candidate on predicate-disjoint folds; rows merged into out/lm/selection.{csv,md}."""
-    from baselines.lm import selection
+    """Judge one candidate on the selection folds; rows merged into out/lm/selection.{csv,md}."""
+    from baselines.datasets.folds import SCHEMES
+    from baselines.lm import selection, selection_report
     from baselines.lm.verifier import VerifierSpec
 
     settings = LmSettings.from_environment()
@@ -399,13 +428,28 @@ def select_command(
         epochs=epochs,
         folds=settings.plan.folds,
     )
+    for scheme in schemes:
+        if scheme not in SCHEMES:
+            raise click.BadParameter(f"{scheme!r}; known: {', '.join(SCHEMES)}", param_hint="--folds")
+    shares, weights = _numbers(cosine_shares, "--cosine-shares"), _numbers(both_orders, "--both-orders")
+    variants = tuple(selection.Variant(cosine=c, reverse=w) for w in weights for c in shares)
     _installed_models(replace(settings, models=(model,)))
     items = loaded_items(target)
     if not (items["dataset"] == dataset).any():
         raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
     start, load_before = time.perf_counter(), _load_average()
-    judged, scores = selection.honest_scores(spec, items, settings, workers=workers or default_workers())
-    rows = selection.honest_rows(spec, judged, scores)
+    rows = []
+    for scheme in schemes or ("tm",):
+        scores = selection.honest_scores(
+            spec,
+            items,
+            settings,
+            workers=workers or default_workers(),
+            scheme=scheme,
+            reverse=any(weights),
+            cosine=any(shares),
+        )
+        rows += selection.honest_rows(scores, variants)
     if old_split:
         rows += selection.old_split_rows(spec, items, settings)
     seconds, load_after = time.perf_counter() - start, _load_average()
@@ -413,10 +457,12 @@ def select_command(
     frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False, float_format="%.6g")
-    (out / "lm" / "selection.md").write_text(selection.markdown(frame))
+    (out / "lm" / "selection.md").write_text(selection_report.markdown(frame))
+    selection_report.plot_cost(frame, out / "lm" / "selection_cost.png")
     log = {
         "candidate": selection.candidate_name(spec),
         "seeds": list(spec.seeds),
+        "folds": list(schemes or ("tm",)),
         "seconds": round(seconds),
         "load_average_before": load_before,
         "load_average_after": load_after,
@@ -424,10 +470,23 @@ def select_command(
     }
     with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
         f.write(json.dumps(log) + "\n")
-    shown = pd.DataFrame(rows)[["protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "roc_auc"]]
-    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    shown = pd.DataFrame(rows)
+    ensemble = shown["seed"].astype(str) == "mean"
+    shown = shown[ensemble] if ensemble.any() else shown
+    columns = ["variant", "protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "pair", "both", "any"]
+    print(shown.reindex(columns=columns).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
     return 0
+
+
+def _numbers(value: str, option: str) -> tuple[float, ...]:
+    try:
+        numbers = tuple(float(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected numbers, got {value!r}", param_hint=option) from None
+    if not numbers or any(n < 0 for n in numbers):
+        raise click.BadParameter(f"expected numbers >= 0, got {value!r}", param_hint=option)
+    return numbers
 
 
 def loaded_items(target: Target) -> pd.DataFrame:

@@ -12,7 +12,7 @@ Its score for a (premise, hypothesis) pair is the mean probability over its runs
 seed); with a cosine share c, (1 - c) x that mean + c x the cosine of the two sentences' embeddings.
 Each run is the "whole pool" model of the harness's cross-fit of that benchmark (baselines.lm.crossfit),
 under the same recipe, so a verifier shares its trained weights with `make lm`, and the honest-fold
-figures (split `pd_cv`, `sherliic-lm select`, docs/lm.md) describe it.
+figures (split `tm_cv`, `sherliic-lm select`, docs/lm.md) describe it.
 
     spec = DEFAULT_VERIFIER                      # or VerifierSpec(model="minilm", patterns=(...), ...)
     verifier = build_verifier(spec, load_items(target))
@@ -74,7 +74,7 @@ class VerifierSpec:
             raise ConfigurationError(f"cosine share {self.cosine_share}: expected 0 <= share < 1")
         for pattern in self.patterns:
             for name in pattern_names(pattern):
-                if name not in PATTERNS:
+                if name not in PATTERNS and pattern != HYPOTHESIS_ONLY:  # the probe: judged like a pattern
                     raise ConfigurationError(f"unknown pattern {name!r}; known: {'; '.join(PATTERNS)}")
         if not self.patterns or not self.seeds:
             raise ConfigurationError("a verifier needs at least one pattern and one seed")
