@@ -442,9 +442,10 @@ def test_progress_bars_name_the_run() -> None:
 def test_train_selects_datasets_by_glob() -> None:
     import click
 
-    from baselines.lm.cli import _comma_list, selected_datasets
+    from baselines.lm.cli import selected_datasets
+    from baselines.lm.command_options import comma_list
 
-    assert _comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
+    assert comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
         "sherliic",
         "levy_holt/*",
         "zeichner",

@@ -554,3 +554,42 @@ def test_the_mix_is_a_quarter_fine_tuned_and_three_quarters_cosine(tmp_path):
     cosine = zero_shot_scores(items, "minilm", ctx)
     np.testing.assert_allclose(mixed, 0.25 * tuned + 0.75 * cosine)
     assert mixed.notna().all()
+
+
+@needs_lm
+def test_a_student_learns_its_teachers_scores_of_both_orders(tmp_path):
+    from baselines.lm import selection
+    from baselines.lm.plan import LmSettings
+    from baselines.lm.verifier import score_pairs
+
+    items = levy_holt_like(n_groups=3, per_group=4)
+    common = {"dataset": "levy_holt", "seeds": (0,), "epochs": 1, "folds": 2}
+    teacher = VerifierSpec("minilm", ("y because x",), cosine_share=0.5, **common)
+    student = VerifierSpec("minilm", ("x, which means that y",), teacher=teacher, **common)
+    assert VerifierSpec.from_dict(student.to_dict()) == student
+    with pytest.raises(ConfigurationError, match="same pools"):
+        VerifierSpec("minilm", ("y because x",), dataset="sherliic", teacher=teacher)
+    settings = runs.RunSettings(runs_dir=tmp_path / "runs")
+    with pytest.raises(ResourceMissing):  # the teacher is not trained: nothing is computed
+        build_verifier(student, items, settings=settings, allow_compute=False)
+    verifier = build_verifier(student, items, settings=settings)
+    teacher_verifier = build_verifier(teacher, items, settings=settings)
+    pool_premises, pool_hypotheses = list(items.premise_text), list(items.hypothesis_text)
+    assert sorted(zip(verifier.training.premises, verifier.training.hypotheses, strict=True)) == sorted(
+        list(zip(pool_premises, pool_hypotheses, strict=True))
+        + list(zip(pool_hypotheses, pool_premises, strict=True))
+    )
+    expected = score_pairs(
+        teacher_verifier, verifier.training.premises, verifier.training.hypotheses, settings=settings
+    )
+    np.testing.assert_allclose(verifier.training.labels, np.round(expected, 4))
+    assert 0 < min(verifier.training.labels) and max(verifier.training.labels) < 1  # soft labels
+    assert "distilled from minilm" in verifier.name
+    assert score_pairs(verifier, pool_premises[:3], pool_hypotheses[:3], settings=settings).shape == (3,)
+    # on the folds, each fold's student learns from that fold's teacher
+    scores = selection.honest_scores(student, items, LmSettings(run=settings), scheme="tm", reverse=True)
+    assert scores.forward[0].notna().all() and scores.reverse[0].notna().all()
+    assert selection.candidate_name(student) == (
+        "minilm [x, which means that y] levy_holt epochs 1 distilled from minilm [y because x] epochs 1"
+        " seeds 0 + cosine 0.5"
+    )

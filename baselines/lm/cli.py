@@ -31,7 +31,7 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from baselines import catalog, datasets, report
+from baselines import catalog, report
 from baselines.cli import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
 from baselines.combination import NAME as COMBINATION
 from baselines.context import command_context
@@ -43,6 +43,15 @@ from baselines.evaluate import (
     with_build,
     with_build_columns,
 )
+from baselines.lm.command_options import (
+    comma_list,
+    installed_models,
+    load_average,
+    loaded_items,
+    out_option,
+    seed_list,
+    workers_option,
+)
 from baselines.lm.jobs import default_workers, fill_cache, planned_jobs
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
@@ -53,19 +62,20 @@ from baselines.lm.methods import (
     mix_scores,
     register_methods,
 )
-from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
+from baselines.lm.models import MODELS, ModelMissing, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, render
 from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
 from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.lm.selection import cv_evaluation
+from baselines.lm.selection_cli import select_command
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context, get
 from warehouse import command_line
 from warehouse.builds import BuildRef
 from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import out_folder, shared_data_dir
+from warehouse.settings import shared_data_dir
 from warehouse.target import ENGINES, Target
 
 MIX = ("fine-tuned + zero-shot",)  # the seed table's marker of the mix method
@@ -149,28 +159,6 @@ def seeds_markdown(summary: pd.DataFrame, build: BuildRef) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    """`--datasets a,b --datasets c` -> (a, b, c)."""
-    return tuple(part.strip() for v in value for part in v.split(",") if part.strip())
-
-
-def _seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[int, ...]:
-    try:
-        return tuple(int(s) for s in _comma_list(ctx, param, value))
-    except ValueError:
-        raise click.BadParameter(f"seeds are integers, got {', '.join(value)}") from None
-
-
-def _installed_models(settings: LmSettings) -> list[str]:
-    require_stack()
-    models = [m for m in available_models(settings.run.cache_dir) if m in settings.models]
-    if not models:
-        raise ModelMissing(
-            "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
-        )
-    return models
-
-
 def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
     """The loaded datasets matching any of the globs (e.g. `levy_holt/*` = the six directional
     subsets, not `levy_holt` itself); a glob that matches nothing is a usage error."""
@@ -181,22 +169,6 @@ def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
                 param_hint="--datasets",
             )
     return sorted(d for d in set(loaded) if any(fnmatch.fnmatchcase(d, g) for g in globs))
-
-
-workers_option = click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    envvar="LM_WORKERS",
-    help="Training processes, one torch thread each (LM_WORKERS; default: one per CPU core, 3 GB each).",
-)
-
-out_option = click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=out_folder,
-    show_default="out",
-    help="Output folder (SHERLIIC_OUT).",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -235,7 +207,7 @@ def runs_markdown(rows: list[dict]) -> str:
 @click.option(
     "--datasets",
     multiple=True,
-    callback=_comma_list,
+    callback=comma_list,
     metavar="NAME[,NAME]",
     help="Only these datasets (e.g. sherliic,levy_holt); repeatable.",
 )
@@ -257,7 +229,7 @@ def run_command(
     record = PlanRecord.read(settings.run.runs_dir)
     # this run's patterns, and those of rows an earlier run left in the reports (their order there)
     register_methods(replace(settings, recorded=record.plans))
-    models = _installed_models(settings)
+    models = installed_models(settings)
     options = EvaluationOptions(
         sherliic_test=sherliic_test,
         relation_index=relation_index,
@@ -320,7 +292,7 @@ def run_command(
 @click.option(
     "--datasets",
     multiple=True,
-    callback=_comma_list,
+    callback=comma_list,
     metavar="GLOB[,GLOB]",
     help="Dataset globs, e.g. 'levy_holt/*' (the six directional subsets); repeatable. Default: all.",
 )
@@ -329,7 +301,7 @@ def run_command(
 @click.option(
     "--seeds",
     multiple=True,
-    callback=_seed_list,
+    callback=seed_list,
     metavar="N[,N]",
     help="Only these seeds (default: LM_SEEDS).",
 )
@@ -345,7 +317,7 @@ def train_command(
 ) -> int:
     """Fill the run cache for some datasets, without writing reports."""
     settings = LmSettings.from_environment()
-    models = _installed_models(settings)
+    models = installed_models(settings)
     items = loaded_items(target)
     selected = selected_datasets(sorted({str(d) for d in items["dataset"]}), datasets or ("*",))
     items = items[items["dataset"].isin(selected)]
@@ -354,147 +326,6 @@ def train_command(
     ran = fill_cache(items, jobs, settings, workers or default_workers())
     print(f"cached: {', '.join(selected)} ({ran} of {len(jobs)} jobs run now)")
     return 0
-
-
-@cli.command("select")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
-@click.option(
-    "--patterns",
-    default="x, which means that y",
-    show_default=True,
-    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both; "
-    "'hypothesis only' = the probe.",
-)
-@click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
-@click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
-@click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
-@click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
-@click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
-@click.option(
-    "--folds",
-    "schemes",
-    multiple=True,
-    callback=_comma_list,
-    metavar="tm|pd",
-    help="Fold schemes (default tm: matched to the test's overlap profile; pd: predicate-disjoint).",
-)
-@click.option(
-    "--cosine-shares",
-    default="0,0.75",
-    show_default=True,
-    metavar="C[,C]",
-    help="Variants: shares of the zero-shot cosine mixed in (0: the fine-tuned runs alone).",
-)
-@click.option(
-    "--both-orders",
-    default="0",
-    show_default=True,
-    metavar="W[,W]",
-    help="Variants: weight of the reversed pair's score subtracted (0: none).",
-)
-@click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
-@workers_option
-@out_option
-@target_options(engines=ENGINES)
-def select_command(
-    target: Target,
-    model: str,
-    patterns: str,
-    dataset: str,
-    extra: tuple[str, ...],
-    direction: float,
-    epochs: int | None,
-    seeds: tuple[int, ...],
-    schemes: tuple[str, ...],
-    cosine_shares: str,
-    both_orders: str,
-    old_split: bool,
-    workers: int | None,
-    out: Path,
-) -> int:
-    """Judge one candidate on the selection folds; rows merged into out/lm/selection.{csv,md}."""
-    from baselines.datasets.folds import SCHEMES
-    from baselines.lm import selection, selection_report
-    from baselines.lm.verifier import VerifierSpec
-
-    settings = LmSettings.from_environment()
-    spec = VerifierSpec(
-        model=model,
-        patterns=tuple(p.strip() for p in patterns.split(";") if p.strip()),
-        dataset=dataset,
-        extra=extra,
-        seeds=seeds or (0, 1, 2),
-        direction=direction,
-        epochs=epochs,
-        folds=settings.plan.folds,
-    )
-    for scheme in schemes:
-        if scheme not in SCHEMES:
-            raise click.BadParameter(f"{scheme!r}; known: {', '.join(SCHEMES)}", param_hint="--folds")
-    shares, weights = _numbers(cosine_shares, "--cosine-shares"), _numbers(both_orders, "--both-orders")
-    variants = tuple(selection.Variant(cosine=c, reverse=w) for w in weights for c in shares)
-    _installed_models(replace(settings, models=(model,)))
-    items = loaded_items(target)
-    if not (items["dataset"] == dataset).any():
-        raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
-    start, load_before = time.perf_counter(), _load_average()
-    rows = []
-    for scheme in schemes or ("tm",):
-        scores = selection.honest_scores(
-            spec,
-            items,
-            settings,
-            workers=workers or default_workers(),
-            scheme=scheme,
-            reverse=any(weights),
-            cosine=any(shares),
-        )
-        rows += selection.honest_rows(scores, variants)
-    if old_split:
-        rows += selection.old_split_rows(spec, items, settings)
-    seconds, load_after = time.perf_counter() - start, _load_average()
-    path = out / "lm" / "selection.csv"
-    frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.6g")
-    (out / "lm" / "selection.md").write_text(selection_report.markdown(frame))
-    selection_report.plot_cost(frame, out / "lm" / "selection_cost.png")
-    log = {
-        "candidate": selection.candidate_name(spec),
-        "seeds": list(spec.seeds),
-        "folds": list(schemes or ("tm",)),
-        "seconds": round(seconds),
-        "load_average_before": load_before,
-        "load_average_after": load_after,
-        "workers": workers or default_workers(),
-    }
-    with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(log) + "\n")
-    shown = pd.DataFrame(rows)
-    ensemble = shown["seed"].astype(str) == "mean"
-    shown = shown[ensemble] if ensemble.any() else shown
-    columns = ["variant", "protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "pair", "both", "any"]
-    print(shown.reindex(columns=columns).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
-    return 0
-
-
-def _numbers(value: str, option: str) -> tuple[float, ...]:
-    try:
-        numbers = tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"expected numbers, got {value!r}", param_hint=option) from None
-    if not numbers or any(n < 0 for n in numbers):
-        raise click.BadParameter(f"expected numbers >= 0, got {value!r}", param_hint=option)
-    return numbers
-
-
-def loaded_items(target: Target) -> pd.DataFrame:
-    """Every loaded benchmark item (the Target's Postgres side); a usage error when there is none."""
-    items = datasets.load_items(target)
-    if items.empty:
-        raise click.UsageError("no benchmark items loaded; run `make lm` or `make baselines` first")
-    return items
 
 
 def _peak_rss_mb() -> float:
@@ -525,7 +356,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
     ]
     results = {"model": model, "n_items": len(texts), "pattern": "y because x", "runs": []}
     base = BASE_RECIPE[model]
-    results["load_average_before"] = _load_average()
+    results["load_average_before"] = load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)
         settings = replace(base, epochs=1, seed=0).train_settings()
@@ -558,7 +389,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
             }
         )
     results["peak_rss_mb"] = round(_peak_rss_mb(), 1)
-    results["load_average_after"] = _load_average()
+    results["load_average_after"] = load_average()
     path = out / "bench" / f"lm_{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n")
@@ -567,11 +398,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
     return 0
 
 
-def _load_average() -> list[str]:
-    with open("/proc/loadavg") as f:
-        return f.read().split()[:3]
-
-
+cli.add_command(select_command)  # `sherliic-lm select` (baselines/lm/selection_cli.py)
 cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (baselines/lm/rank/)
 cli.add_command(bench_rank_command)  # `make bench-rank`
 

@@ -45,7 +45,7 @@ from baselines.lm.methods import (
 )
 from baselines.lm.plan import LmSettings, Plan
 from baselines.lm.runs import TrainingSet, run_folder, run_scores
-from baselines.lm.verifier import VerifierSpec, mix
+from baselines.lm.verifier import VerifierSpec, fold_verifier, mix, score_pairs
 from baselines.registry import Baseline, Context, ResourceMissing
 
 METRICS = ["precision", "recall", "f1", "auc_pr50", "auc_norm", "roc_auc"]
@@ -92,12 +92,22 @@ class Variant:
 
 
 def candidate_name(spec: VerifierSpec) -> str:
-    """e.g. `minilm [x, which means that y] sherliic+levy_holt direction 0.5 epochs 2`."""
-    data = "+".join((spec.dataset, *spec.extra))
-    extras = (f" direction {spec.direction:g}" if spec.direction else "") + (
-        f" epochs {spec.epochs}" if spec.epochs else ""
-    )
-    return f"{spec.model} [{'; '.join(spec.patterns)}] {data}{extras}"
+    """e.g. `minilm [x, which means that y] sherliic+levy_holt direction 0.5 epochs 2`, a student's with
+    its teacher: `... distilled from mpnet [x, which means that y] seeds 0,1,2 + cosine 0.75`."""
+
+    def knobs(s: VerifierSpec) -> str:
+        return (f" direction {s.direction:g}" if s.direction else "") + (
+            f" epochs {s.epochs}" if s.epochs else ""
+        )
+
+    name = f"{spec.model} [{'; '.join(spec.patterns)}] {'+'.join((spec.dataset, *spec.extra))}{knobs(spec)}"
+    if spec.teacher is None:
+        return name
+    teacher = spec.teacher
+    seeds = ",".join(str(s) for s in teacher.seeds)
+    cosine = f" + cosine {teacher.cosine_share:g}" if teacher.cosine_share else ""
+    patterns = "; ".join(teacher.patterns)
+    return f"{name} distilled from {teacher.model} [{patterns}]{knobs(teacher)} seeds {seeds}{cosine}"
 
 
 def served(spec: VerifierSpec, loaded: list[str]) -> list[str]:
@@ -157,6 +167,42 @@ def honest_scores(
     needed = _pool_items(items, {*evaluated, *spec.extra})
     judged = needed[needed["dataset"].isin(evaluated)]
     settings = replace(settings, plan=plan, models=(spec.model,))
+    if spec.teacher is not None:
+        out = _student_scores(spec, scheme, judged, needed, settings, train=train, reverse=reverse)
+    else:
+        out = _cross_fit_scores(
+            spec,
+            scheme,
+            judged,
+            needed,
+            settings,
+            train=train,
+            reverse=reverse,
+            cosine=cosine,
+            workers=workers,
+        )
+    if cosine:
+        ctx = Context(lm=settings)
+        ctx.cache[ALLOW_COMPUTE] = train
+        out.cosine = zero_shot_scores(judged, spec.model, ctx)
+    return out
+
+
+def _cross_fit_scores(
+    spec: VerifierSpec,
+    scheme: str,
+    judged: pd.DataFrame,
+    needed: pd.DataFrame,
+    settings: LmSettings,
+    *,
+    train: bool,
+    reverse: bool,
+    cosine: bool,
+    workers: int,
+) -> CandidateScores:
+    """A candidate's runs trained in parallel (baselines.lm.jobs) and read back through the harness's
+    cross-fit (baselines.lm.methods.seed_scores)."""
+    plan = settings.plan
     source_items = needed[needed["dataset"].isin({spec.dataset, *spec.extra})]
     if train:  # the candidate's own dataset only: the served subsets reuse its runs (their pairs are its)
         jobs = [
@@ -175,8 +221,6 @@ def honest_scores(
                 seed_scores(judged, spec.model, p, seed, ctx, plan, reverse=direction) for p in spec.patterns
             ]
             store[seed] = pd.concat(runs, axis=1).mean(axis=1, skipna=False)
-    if cosine:
-        out.cosine = zero_shot_scores(judged, spec.model, ctx)
     fit = cross_fit(source_items[source_items["dataset"] == spec.dataset], spec.dataset, plan, source_items)
     seconds = []
     for part in fit.parts(fit.pool) if fit is not None else []:
@@ -188,6 +232,53 @@ def honest_scores(
                 log = run_folder(recipe, part.training, settings.run) / "training.json"
                 if log.is_file():
                     seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
+    out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
+    return out
+
+
+def _student_scores(
+    spec: VerifierSpec,
+    scheme: str,
+    judged: pd.DataFrame,
+    needed: pd.DataFrame,
+    settings: LmSettings,
+    *,
+    train: bool,
+    reverse: bool,
+) -> CandidateScores:
+    """A student's out-of-fold scores: each fold model is the student of the teacher's model of that fold
+    (baselines.lm.verifier.fold_verifier), trained one after the other (LM_THREADS threads)."""
+    out = CandidateScores(spec, scheme, judged, {})
+    totals = {(seed, back): pd.Series(0.0, index=judged.index) for seed in spec.seeds for back in (0, 1)}
+    count = pd.Series(0, index=judged.index)
+    seconds = []
+    for dataset, group in judged.groupby("dataset", sort=True):
+        fit = cross_fit(group, str(dataset), settings.plan, needed)
+        for part in fit.parts(group) if fit is not None else []:
+            scored = group.loc[part.index]
+            pairs = [(scored["premise_text"], scored["hypothesis_text"])]
+            pairs += [(scored["hypothesis_text"], scored["premise_text"])] if reverse else []
+            for seed in spec.seeds:
+                student = replace(spec, seeds=(seed,), cosine_share=0.0)
+                verifier = fold_verifier(
+                    student, part.training, part.n_nominal, settings=settings.run, allow_compute=train
+                )
+                for back, (premises, hypotheses) in enumerate(pairs):
+                    totals[seed, back][part.index] += score_pairs(
+                        verifier, list(premises), list(hypotheses), settings=settings.run, allow_compute=train
+                    )
+                if dataset == spec.dataset:
+                    out.epochs = verifier.recipes[0].epochs
+                    for recipe, training in verifier.runs():
+                        log = run_folder(recipe, training, settings.run) / "training.json"
+                        if log.is_file():
+                            seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
+            count[part.index] += 1
+    scored = count > 0
+    for seed in spec.seeds:
+        out.forward[seed] = (totals[seed, 0] / count).where(scored)
+        if reverse:
+            out.reverse[seed] = (totals[seed, 1] / count).where(scored)
     out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
     return out
 
