@@ -179,7 +179,8 @@ def rank_command(
     """Score every inference candidate of the build with a verifier (`make rank`)."""
     lm = LmSettings.from_environment()
     spec = chosen_spec(model, patterns, seeds, dataset, cosine_share)
-    verifier = build_verifier(spec, verifier_items(target, spec)).trained(
+    items = verifier_items(target, spec)
+    verifier = build_verifier(spec, items, settings=lm.run, allow_compute=not no_train).trained(
         settings=lm.run, allow_compute=not no_train
     )
     settings = RankSettings(
@@ -288,7 +289,7 @@ def bench_rank_command(
             results["quality"] += rows
             for row in rows:
                 print(
-                    f"{name} {row['backend']:9s} pd_cv F1 {100 * row['f1']:.1f}, AUC(p≥.5) "
+                    f"{name} {row['backend']:9s} tm_cv F1 {100 * row['f1']:.1f}, AUC(p≥.5) "
                     f"{row['auc_pr50']:.3f}, max |Δp| vs torch {row['max_abs_diff_vs_torch']:.4f}"
                 )
     results["load_average_end"] = bench.load_average()
