@@ -497,7 +497,7 @@ def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
         assert set(scores.judged["dataset"]) == {"levy_holt", "levy_holt/dirposi_dirnegi"}
         for s in [*scores.forward.values(), *scores.reverse.values()]:  # every pool item out of fold
             assert s.notna().all() and ((s > 0) & (s < 1)).all()
-        assert scores.epochs == 1 and scores.train_seconds > 0
+        assert scores.epochs == 1 and scores.train_seconds > 0 and 0 < scores.train_examples <= 20
         rows += selection.honest_rows(scores, variants)
     rows += selection.old_split_rows(spec, items, settings)
     frame = pd.DataFrame(rows)

@@ -61,6 +61,7 @@ SELECTION_COLUMNS = [
     *METRICS,
     *PROFILE,
     "epochs",
+    "train_examples",
     "train_seconds",
 ]
 
@@ -147,6 +148,7 @@ class CandidateScores:
     reverse: dict[int, pd.Series] = field(default_factory=dict)
     cosine: pd.Series | None = None
     epochs: int = 0
+    train_examples: float = float("nan")
     train_seconds: float = float("nan")
 
 
@@ -222,18 +224,28 @@ def _cross_fit_scores(
             ]
             store[seed] = pd.concat(runs, axis=1).mean(axis=1, skipna=False)
     fit = cross_fit(source_items[source_items["dataset"] == spec.dataset], spec.dataset, plan, source_items)
-    seconds = []
-    for part in fit.parts(fit.pool) if fit is not None else []:
-        recipe = plan.recipe(spec.model, spec.patterns[0], spec.seeds[0], part.n_nominal)
-        out.epochs = recipe.epochs
-        for pattern in spec.patterns:
-            for seed in spec.seeds:
-                recipe = plan.recipe(spec.model, pattern, seed, part.n_nominal)
-                log = run_folder(recipe, part.training, settings.run) / "training.json"
-                if log.is_file():
-                    seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
-    out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
+    runs = [
+        (plan.recipe(spec.model, pattern, seed, part.n_nominal), part.training)
+        for part in (fit.parts(fit.pool) if fit is not None else [])
+        for pattern in spec.patterns
+        for seed in spec.seeds
+    ]
+    _training_cost(out, runs, settings)
     return out
+
+
+def _training_cost(out: CandidateScores, runs: list, settings: LmSettings) -> None:
+    """The cost of the candidate's fold models (recipe, training items): epochs, training examples seen
+    (epochs x texts) and logged training seconds, each the mean per fold model."""
+    seconds = []
+    for recipe, training in runs:
+        log = run_folder(recipe, training, settings.run) / "training.json"
+        if log.is_file():
+            seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
+    if runs:
+        out.epochs = runs[0][0].epochs
+        out.train_examples = float(np.mean([r.epochs * len(t.labels) * len(r.patterns) for r, t in runs]))
+    out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
 
 
 def _student_scores(
@@ -251,7 +263,7 @@ def _student_scores(
     out = CandidateScores(spec, scheme, judged, {})
     totals = {(seed, back): pd.Series(0.0, index=judged.index) for seed in spec.seeds for back in (0, 1)}
     count = pd.Series(0, index=judged.index)
-    seconds = []
+    runs = []
     for dataset, group in judged.groupby("dataset", sort=True):
         fit = cross_fit(group, str(dataset), settings.plan, needed)
         for part in fit.parts(group) if fit is not None else []:
@@ -268,18 +280,14 @@ def _student_scores(
                         verifier, list(premises), list(hypotheses), settings=settings.run, allow_compute=train
                     )
                 if dataset == spec.dataset:
-                    out.epochs = verifier.recipes[0].epochs
-                    for recipe, training in verifier.runs():
-                        log = run_folder(recipe, training, settings.run) / "training.json"
-                        if log.is_file():
-                            seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
+                    runs += verifier.runs()
             count[part.index] += 1
     scored = count > 0
     for seed in spec.seeds:
         out.forward[seed] = (totals[seed, 0] / count).where(scored)
         if reverse:
             out.reverse[seed] = (totals[seed, 1] / count).where(scored)
-    out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
+    _training_cost(out, runs, settings)
     return out
 
 
@@ -342,6 +350,7 @@ def honest_rows(scores: CandidateScores, variants: tuple[Variant, ...] = (Varian
                         "both": profile.both,
                         "any": profile.any,
                         "epochs": scores.epochs,
+                        "train_examples": scores.train_examples,
                         "train_seconds": scores.train_seconds,
                     }
                 )
