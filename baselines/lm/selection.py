@@ -78,6 +78,8 @@ class Variant:
 
     @property
     def name(self) -> str:
+        if self.cosine == 1:  # the fine-tuned runs take no part: the model's zero-shot cosine alone
+            return "zero-shot cosine"
         parts = ([f"cosine {self.cosine:g}"] if self.cosine else []) + (
             [f"both orders {self.reverse:g}"] if self.reverse else []
         )

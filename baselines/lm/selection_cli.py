@@ -58,7 +58,7 @@ from warehouse.target import ENGINES, Target
     default="0,0.75",
     show_default=True,
     metavar="C[,C]",
-    help="Variants: shares of the zero-shot cosine mixed in (0: the fine-tuned runs alone).",
+    help="Variants: shares of the zero-shot cosine mixed in (0: the fine-tuned runs alone; 1: the cosine).",
 )
 @click.option(
     "--both-orders",
@@ -110,8 +110,10 @@ def select_command(
     for scheme in schemes:
         if scheme not in SCHEMES:
             raise click.BadParameter(f"{scheme!r}; known: {', '.join(SCHEMES)}", param_hint="--folds")
-    shares, weights = _numbers(cosine_shares, "--cosine-shares"), _numbers(both_orders, "--both-orders")
-    variants = tuple(selection.Variant(cosine=c, reverse=w) for w in weights for c in shares)
+    shares, weights = _numbers(cosine_shares, "--cosine-shares", 1.0), _numbers(both_orders, "--both-orders")
+    variants = tuple(
+        selection.Variant(cosine=c, reverse=w) for w in weights for c in shares if c < 1 or not w
+    )  # share 1: the zero-shot cosine alone, which reads both orders alike
     installed_models(replace(settings, models=(model,)))
     items = loaded_items(target)
     if not (items["dataset"] == dataset).any():
@@ -169,11 +171,11 @@ def _teacher(value: str | None, dataset: str, extra: tuple[str, ...], folds: int
         raise click.BadParameter(f"{value!r}: {exc}", param_hint="--teacher") from None
 
 
-def _numbers(value: str, option: str) -> tuple[float, ...]:
+def _numbers(value: str, option: str, high: float = float("inf")) -> tuple[float, ...]:
     try:
         numbers = tuple(float(v) for v in value.split(",") if v.strip())
     except ValueError:
         raise click.BadParameter(f"expected numbers, got {value!r}", param_hint=option) from None
-    if not numbers or any(n < 0 for n in numbers):
-        raise click.BadParameter(f"expected numbers >= 0, got {value!r}", param_hint=option)
+    if not numbers or any(not 0 <= n <= high for n in numbers):
+        raise click.BadParameter(f"expected numbers from 0 to {high:g}, got {value!r}", param_hint=option)
     return numbers

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from baselines.datasets.folds import TEST_PROFILES
-from baselines.lm.selection import METRICS
+from baselines.lm.selection import METRICS, SELECTION_COLUMNS
 
 # The headline figure of each benchmark (the held-out test's), and the target it is judged against.
 HEADLINE = {
@@ -38,7 +38,7 @@ def headline(dataset: str) -> str:
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean ± sd over the seeds (seed ensemble apart) per candidate, variant, protocol and dataset."""
-    frame = frame.astype({"seed": str}).fillna({"variant": "fine-tuned"})
+    frame = frame.reindex(columns=SELECTION_COLUMNS).astype({"seed": str}).fillna({"variant": "fine-tuned"})
     keys = ["candidate", "variant", "protocol", "dataset"]
     per_seed = frame[frame["seed"] != "mean"]
     grouped = per_seed.groupby(keys, sort=False)
