@@ -12,7 +12,9 @@ python -m baselines.lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 
 python -m baselines.lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
 python -m baselines.lm.cli select --model minilm --patterns 'x, which means that y' --dataset sherliic
-    judges one candidate on predicate-disjoint folds -> out/lm/selection.{csv,md} (baselines.lm.selection)
+    judges one candidate on the selection folds -> out/lm/selection.{csv,md}, out/lm/selection_cost.png
+python -m baselines.lm.cli select-report
+    rewrites out/lm/selection.md and out/lm/selection_cost.png from out/lm/selection.csv
 
 `run` and `train` read their plan and settings from the environment once (baselines.lm.plan.LmSettings);
 `run` records the plan behind every row it wrote beside the run cache, for the commands that read it later.
@@ -68,7 +70,7 @@ from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_meth
 from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.lm.selection import cv_evaluation
-from baselines.lm.selection_cli import select_command
+from baselines.lm.selection_cli import select_command, select_report_command
 from baselines.probe import sherliic_splits
 from baselines.registry import Baseline, Context, get
 from warehouse import command_line
@@ -399,6 +401,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
 
 
 cli.add_command(select_command)  # `sherliic-lm select` (baselines/lm/selection_cli.py)
+cli.add_command(select_report_command)  # `sherliic-lm select-report`: its report and cost plot again
 cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (baselines/lm/rank/)
 cli.add_command(bench_rank_command)  # `make bench-rank`
 

@@ -337,6 +337,9 @@ def honest_rows(scores: CandidateScores, variants: tuple[Variant, ...] = (Varian
             }
             if len(per_seed) > 1:
                 per_seed["mean"] = pd.concat(per_seed.values(), axis=1).mean(axis=1)
+            cost = (scores.epochs, scores.train_examples, scores.train_seconds)
+            if variant.cosine == 1:  # the zero-shot cosine alone: nothing trained
+                cost = (0, 0.0, 0.0)
             for seed, s in per_seed.items():
                 if s.isna().any():
                     continue
@@ -351,9 +354,9 @@ def honest_rows(scores: CandidateScores, variants: tuple[Variant, ...] = (Varian
                         "pair": profile.pair,
                         "both": profile.both,
                         "any": profile.any,
-                        "epochs": scores.epochs,
-                        "train_examples": scores.train_examples,
-                        "train_seconds": scores.train_seconds,
+                        "epochs": cost[0],
+                        "train_examples": cost[1],
+                        "train_seconds": cost[2],
                     }
                 )
     return rows

@@ -1,5 +1,6 @@
 """`sherliic-lm select`: judge one candidate on the selection folds (baselines.lm.selection), rows merged
-into out/lm/selection.csv, out/lm/selection.md and the cost plot rewritten (baselines.lm.selection_report).
+into out/lm/selection.csv, out/lm/selection.md and the cost plot rewritten (baselines.lm.selection_report);
+`sherliic-lm select-report`: those two rewritten from the csv alone.
 """
 
 from __future__ import annotations
@@ -157,6 +158,20 @@ def select_command(
     columns = ["variant", "protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "pair", "both", "any"]
     print(shown.reindex(columns=columns).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
+    return 0
+
+
+@click.command("select-report")
+@out_option
+def select_report_command(out: Path) -> int:
+    """Rewrite out/lm/selection.md and the cost plot from out/lm/selection.csv (no training, no database)."""
+    path = out / "lm" / "selection.csv"
+    if not path.is_file():
+        raise click.UsageError(f"{path}: no selection file; run `python -m baselines.lm.cli select` first")
+    frame = pd.read_csv(path)
+    (out / "lm" / "selection.md").write_text(selection_report.markdown(frame))
+    plot = selection_report.plot_cost(frame, out / "lm" / "selection_cost.png")
+    print(f"wrote {out / 'lm' / 'selection.md'}" + (f" and {plot}" if plot else ""))
     return 0
 
 

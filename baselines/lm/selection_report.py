@@ -71,6 +71,8 @@ def _profile(r: pd.Series) -> str:
 def _cost(r: pd.Series) -> str:
     if r["epochs"] != r["epochs"]:
         return "—"
+    if r["epochs"] == 0:
+        return "no training"
     quiet = "" if r["quiet_minutes"] != r["quiet_minutes"] else f", {r['quiet_minutes']:.1f} min quiet"
     logged = "" if r["train_seconds"] != r["train_seconds"] else f", {r['train_seconds']:.0f} s logged"
     return f"{int(r['epochs'])} ep{quiet}{logged}"
@@ -134,6 +136,12 @@ def plot_cost(frame: pd.DataFrame, path: Path, protocol: str = "tm_cv") -> Path 
     for ax, dataset in zip(axes[0], shown, strict=True):
         metric, target = HEADLINE[dataset]
         rows = table[table["dataset"] == dataset]
+        for model, style in (("minilm", ":"), ("mpnet", "-.")):  # zero cost: a line, not a log-axis point
+            untrained = rows[(rows["quiet_minutes"] == 0) & rows["candidate"].str.startswith(model)]
+            if len(untrained):
+                best = untrained[f"{metric}_mean"].max()
+                ax.axhline(best, color="tab:green", linestyle=style, label=f"{model} zero-shot cosine")
+        rows = rows[rows["quiet_minutes"] > 0]
         for model, marker in (("minilm", "o"), ("mpnet", "s")):
             mine = rows[rows["candidate"].str.startswith(model)]
             probe = mine["candidate"].str.contains("hypothesis only")
