@@ -12,9 +12,10 @@ Methods (per model m of baselines.lm.models):
 
 Training data (baselines.lm.crossfit): each dataset's items are scored by the cross-fit of its source's
 labelled pool (SherLIiC dev; Levy/Holt train+dev; a Levy/Holt subset: Levy/Holt's, LM_SCORE_WITH), plus the
-extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k predicate-disjoint folds, every
-other item (the test files) by the model of the whole pool. No item is scored by a model that saw it or a
-predicate of it, so the harness's thresholds (tuned on training splits) are tuned on out-of-sample scores.
+extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k folds (test-matched, or
+predicate-disjoint with LM_FOLD_SCHEME=pd), every other item (the test files) by the model of the whole pool.
+No item is scored by a model that saw it, so the harness's thresholds (tuned on training splits) are tuned
+on out-of-sample scores.
 zeichner and levy_holt_hosseini have no training data: not covered (NaN; `make lm` drops such rows).
 
 Which plan scores a dataset (baselines.lm.plan): each method scores each dataset with

@@ -5,13 +5,13 @@
                      [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8] [--threads N]
                      [--chunk-size N] [--no-train]
         scores every inference candidate of the build (SHERLIIC_BUILD / --build) with the verifier
-        (baselines.lm.verifier; default DEFAULT_VERIFIER, the one the honest selection picked), into
+        (baselines.lm.verifier; default DEFAULT_VERIFIER, the one the selection picked), into
         results.verifier_scores, rebuilds the dbt mart candidate_verifier_scores, writes
         out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the summary).
         Resumable after a kill; a second run scores nothing.
     sherliic-lm bench-rank [--models minilm,mpnet] [--threads 2]
-        pairs/s per model and backend at 2 threads, and each backend's figures on the predicate-disjoint
-        folds with the default verifier's fold models -> out/bench/rank.json
+        pairs/s per model and backend at 2 threads, and each backend's figures on the selection folds
+        (tm_cv) with the default verifier's fold models -> out/bench/rank.json
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def rank_command(
     "--quality/--no-quality",
     default=True,
     show_default=True,
-    help="Each backend's figures on the predicate-disjoint folds, with the verifier's fold models "
+    help="Each backend's figures on the selection folds (tm_cv), with the verifier's fold models "
     "(those `sherliic-lm select` trained), for each model whose fold models are cached.",
 )
 @click.option(
