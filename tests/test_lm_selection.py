@@ -1,5 +1,5 @@
-"""Honest selection (issue 19): predicate-disjoint folds, cross-fitting, the verifier API, the selection
-rows. Tests marked like tests/test_lm.py's `needs_lm` train MiniLM on a few hand-made items."""
+"""Selection: the folds (test-matched and predicate-disjoint), cross-fitting, the verifier API, the
+selection rows. Tests marked like tests/test_lm.py's `needs_lm` train MiniLM on a few hand-made items."""
 
 from __future__ import annotations
 
@@ -13,7 +13,19 @@ import pandas as pd
 import pytest
 
 from evaluation.datasets import items_frame
-from evaluation.datasets.folds import CUT, item_folds, overlap, pool_mask, predicate_folds, predicate_keys
+from evaluation.datasets.folds import (
+    CUT,
+    TEST_PROFILES,
+    Folds,
+    Profile,
+    fold_profile,
+    item_folds,
+    matched_folds,
+    overlap,
+    pool_mask,
+    predicate_folds,
+    predicate_keys,
+)
 from evaluation.registry import ResourceMissing
 from lm import models, runs
 from lm.crossfit import CrossFit
@@ -63,10 +75,11 @@ def levy_holt_like(n_groups: int = 12, per_group: int = 6, seed: int = 0) -> pd.
 
 def test_predicate_folds_never_split_a_predicate_and_stay_balanced():
     items = levy_holt_like()
-    folds = item_folds(items, k=4)
+    folds = item_folds(items, k=4, scheme="pd")
     premises, hypotheses = predicate_keys(items)
+    fold_of = {p: f for f in range(4) for p in folds.predicates(f)}
     for i, f in enumerate(folds.of_item):
-        p, h = folds.of_predicate[premises.iloc[i]], folds.of_predicate[hypotheses.iloc[i]]
+        p, h = fold_of[premises.iloc[i]], fold_of[hypotheses.iloc[i]]
         assert (f == p == h) if f != CUT else (p != h)  # inside a fold, or cut between two
     for f in range(4):  # no predicate of fold f occurs in an item of another fold
         held = folds.predicates(f)
@@ -84,7 +97,93 @@ def test_predicate_folds_do_not_depend_on_the_item_order():
     random.Random(1).shuffle(order)
     a = predicate_folds(list(premises), list(hypotheses), 5)
     b = predicate_folds([premises.iloc[i] for i in order], [hypotheses.iloc[i] for i in order], 5)
-    assert a.of_predicate == b.of_predicate
+    assert a.hidden == b.hidden
+    target = Profile(0.0, 10.0, 50.0)
+    a = matched_folds(list(premises), list(hypotheses), 5, target)
+    b = matched_folds([premises.iloc[i] for i in order], [hypotheses.iloc[i] for i in order], 5, target)
+    assert a.hidden == b.hidden and a.share == b.share
+    assert (a.of_item[order] == b.of_item).all()
+
+
+def test_the_fold_profile_counts_each_item_against_its_fold_models_training():
+    # predicates of 6 hand-made items; fold 1 hides "v" from its model's training items
+    premises = ["x", "x", "y", "u", "x", "v"]
+    hypotheses = ["y", "w", "x", "v", "v", "w"]
+    folds = Folds(np.array([0, 0, 1, 1, 1, CUT]), (frozenset(), frozenset({"v"})), "tm", 0.5)
+    # fold 0 scores items 0 (x-y) and 1 (x-w); its model trains on items 2, 3, 4 and 5 (y-x, u-v, x-v,
+    # and the cut v-w: outside fold 0, no hidden predicate of it):
+    #   item 0: pair seen (y-x, unordered), both seen; item 1: x and w seen, not as a pair
+    # fold 1 scores items 2, 3, 4; its model trains on items 0 and 1 (x-y, x-w; item 5 touches v):
+    #   item 2: pair seen; item 3: nothing; item 4: x seen, v hidden
+    assert list(folds.training(1, pd.Series(premises), pd.Series(hypotheses))) == [1, 1, 0, 0, 0, 0]
+    assert fold_profile(premises, hypotheses, folds) == Profile(40.0, 60.0, 80.0)
+    among = np.array([True, False, True, True, False, True])  # items 0, 2, 3 (5 is cut)
+    assert fold_profile(premises, hypotheses, folds, among) == Profile(66.7, 66.7, 66.7)
+    # the same figures as overlap() of each fold's items against its training items
+    frame = items_frame(
+        [
+            {
+                "dataset": "levy_holt",
+                "split": "train",
+                "premise_text": f"a {p} b",
+                "hypothesis_text": f"a {h} b",
+            }
+            | {"premise_middle": p, "hypothesis_middle": h, "label": True, "extra": {}}
+            for p, h in zip(premises, hypotheses, strict=True)
+        ]
+    )
+    fold0 = overlap(frame.iloc[[2, 3, 4, 5]], frame.iloc[[0, 1]])
+    assert (fold0["pair"], fold0["both"], fold0["any"]) == (50.0, 100.0, 100.0)
+
+
+def test_matched_folds_score_every_item_once_by_a_model_that_never_saw_it():
+    items = levy_holt_like(n_groups=20, per_group=8)
+    premises, hypotheses = predicate_keys(items)
+    for target in (None, Profile(0.0, 10.0, 50.0)):
+        folds = matched_folds(list(premises), list(hypotheses), 4, target)
+        assert folds.n_cut == 0 and sum(folds.sizes()) == len(items)
+        assert max(folds.sizes()) <= 1.3 * len(items) / 4
+        pairs = [frozenset(x) for x in zip(premises, hypotheses, strict=True)]
+        for f in range(4):
+            train = folds.training(f, premises, hypotheses)
+            assert not (train & (folds.of_item == f)).any()
+            assert not (set(premises[train]) | set(hypotheses[train])) & folds.predicates(f)
+            # a pair and its reverse stay in one fold: no evaluated pair is a training pair
+            assert not {pairs[i] for i in np.flatnonzero(train)} & {
+                pairs[i] for i in np.flatnonzero(folds.of_item == f)
+            }
+    free = matched_folds(list(premises), list(hypotheses), 4, None)
+    assert free.share == 0 and not any(free.hidden)  # no target: every predicate may be seen
+    strict = fold_profile(
+        premises, hypotheses, matched_folds(list(premises), list(hypotheses), 4, Profile(0, 0, 0))
+    )
+    loose = fold_profile(premises, hypotheses, free)
+    assert strict.any < loose.any and strict.both < loose.both  # holding out communities hides predicates
+
+
+@pytest.mark.shared_data
+def test_the_selection_folds_match_each_test_profile_on_the_shared_pools():
+    from evaluation.datasets import read_levy_holt, read_sherliic_tsv
+    from warehouse.settings import shared_data_dir
+
+    shared = shared_data_dir()
+    sherliic, teddy_li = shared / "sherliic" / "dev.tsv", shared / "levy_holt" / "teddy_li" / "orig"
+    if not sherliic.is_file() or not (teddy_li / "train.txt").is_file():
+        pytest.skip(f"needs the shared SherLIiC dev and Levy/Holt train/dev files under {shared}")
+    pools = {
+        "sherliic": items_frame(read_sherliic_tsv(sherliic)),
+        "levy_holt": items_frame(
+            read_levy_holt(teddy_li / "train.txt") + read_levy_holt(teddy_li / "dev.txt")
+        ),
+    }
+    for name, pool in pools.items():
+        premises, hypotheses = predicate_keys(pool)
+        folds = item_folds(pool, 5, "tm")
+        measured = fold_profile(premises, hypotheses, folds)
+        assert measured.distance(TEST_PROFILES[name]) <= 3.0, (name, measured, TEST_PROFILES[name])
+        assert folds.n_cut == 0 and min(folds.sizes()) >= 0.9 * len(pool) / 5
+        strict = item_folds(pool, 5, "pd")
+        assert fold_profile(premises, hypotheses, strict) == Profile(0.0, 0.0, 0.0)
 
 
 def test_overlap_counts_pairs_and_predicates_seen_in_training():
@@ -121,7 +220,8 @@ def test_the_pool_is_never_a_test_file():
     assert pool_mask(items).tolist() == [True, False, True, False, True, False]
 
 
-def test_cross_fit_models_never_see_the_predicates_they_score():
+@pytest.mark.parametrize("scheme", ["pd", "tm"])
+def test_cross_fit_models_never_see_what_they_score(scheme):
     items = levy_holt_like()
     test = items.iloc[:5].assign(  # other pairs (a pool pair in a test file is scored out of fold too)
         split="test",
@@ -129,7 +229,7 @@ def test_cross_fit_models_never_see_the_predicates_they_score():
         premise_text=lambda d: d["premise_text"].str.replace("Anna", "Kim"),
     )
     scored = pd.concat([items, test], ignore_index=True)
-    fit = CrossFit.of("levy_holt", scored, None, k=4)
+    fit = CrossFit.of("levy_holt", scored, None, k=4, scheme=scheme)
     parts = fit.parts(scored)
     premises, hypotheses = predicate_keys(scored)
     counted = pd.Series(0, index=scored.index)
@@ -147,6 +247,11 @@ def test_cross_fit_models_never_see_the_predicates_they_score():
         assert not (
             {f"Anna {p} Berlin" for p in held} & (set(part.training.premises) | set(part.training.hypotheses))
         )
+        if scheme == "pd":  # no predicate of an item inside the fold is a training item's
+            inside = part.index[fit.fold_of(scored.loc[part.index]).to_numpy() == part.fold]
+            scored_predicates = set(premises[inside]) | set(hypotheses[inside])
+            trained = {t.split(" ")[1] for t in part.training.premises + part.training.hypotheses}
+            assert not scored_predicates & trained
     pool = pool_mask(scored).to_numpy()
     # every pool item scored out of fold (cut ones by both of their folds), every test item once
     assert (counted[pool] >= 1).all() and (counted[pool] <= 2).all() and (counted[~pool] == 1).all()
@@ -176,8 +281,10 @@ def test_new_plan_knobs_parse_and_round_trip():
             "LM_SCORE_WITH": "",
             "LM_DIRECTION": "0.5",
             "LM_FOLDS": "3",
+            "LM_FOLD_SCHEME": "pd",
         }
     )
+    assert plan.fold_scheme == "pd" and Plan.from_environment({}).fold_scheme == "tm"
     assert plan.extra_training("sherliic") == ("levy_holt",) and plan.extra_training("levy_holt") == ()
     assert plan.source("levy_holt/dirposi_dirnegi") == "levy_holt/dirposi_dirnegi"
     assert plan.folds == 3 and plan.direction == 0.5
@@ -186,7 +293,12 @@ def test_new_plan_knobs_parse_and_round_trip():
     assert plan.recipe("minilm", "y because x | x, which means that y", 0, 790).epochs == 3
     assert plan.recipe("minilm", "y because x", 0, 790).epochs == 5
     assert plan.recipe("minilm", "hypothesis only", 0, 790).direction_weight == 0.0
-    for bad in ({"LM_TRAIN_WITH": "sherliic"}, {"LM_DIRECTION": "-1"}, {"LM_PATTERNS": "y because x | z"}):
+    for bad in (
+        {"LM_TRAIN_WITH": "sherliic"},
+        {"LM_DIRECTION": "-1"},
+        {"LM_PATTERNS": "y because x | z"},
+        {"LM_FOLD_SCHEME": "random"},
+    ):
         with pytest.raises(ConfigurationError):
             Plan.from_environment(bad)
 
@@ -370,7 +482,7 @@ def test_the_verifier_of_a_plan_is_its_model_of_the_whole_pool():
 
 @needs_lm
 def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
-    from lm import selection
+    from lm import selection, selection_report
     from lm.plan import LmSettings
 
     items = levy_holt_like(n_groups=6, per_group=5)
@@ -378,33 +490,49 @@ def test_select_judges_a_candidate_on_the_folds_and_on_the_old_split(tmp_path):
     items = pd.concat([items, subset], ignore_index=True)
     spec = VerifierSpec("minilm", ("y because x",), dataset="levy_holt", seeds=(0, 1), epochs=1, folds=3)
     settings = LmSettings(run=runs.RunSettings(runs_dir=tmp_path / "runs"))
-    judged, scores = selection.honest_scores(spec, items, settings, workers=1)
-    assert set(judged["dataset"]) == {"levy_holt", "levy_holt/dirposi_dirnegi"}
-    for s in scores.values():  # every pool item scored out of fold
-        assert s.notna().all() and ((s > 0) & (s < 1)).all()
-    rows = selection.honest_rows(spec, judged, scores)
+    variants = (selection.Variant(), selection.Variant(cosine=0.5), selection.Variant(reverse=1.0))
+    rows = []
+    for scheme in ("tm", "pd"):
+        scores = selection.honest_scores(spec, items, settings, scheme=scheme, reverse=True, cosine=True)
+        assert set(scores.judged["dataset"]) == {"levy_holt", "levy_holt/dirposi_dirnegi"}
+        for s in [*scores.forward.values(), *scores.reverse.values()]:  # every pool item out of fold
+            assert s.notna().all() and ((s > 0) & (s < 1)).all()
+        assert scores.epochs == 1 and scores.train_seconds > 0 and 0 < scores.train_examples <= 20
+        rows += selection.honest_rows(scores, variants)
     rows += selection.old_split_rows(spec, items, settings)
     frame = pd.DataFrame(rows)
     assert set(zip(frame.protocol, frame.dataset, frame.seed, strict=True)) == {
         (protocol, dataset, seed)
         for protocol, dataset in [
+            ("tm_cv", "levy_holt"),
+            ("tm_cv", "levy_holt/dirposi_dirnegi"),
             ("pd_cv", "levy_holt"),
             ("pd_cv", "levy_holt/dirposi_dirnegi"),
             ("old split", "levy_holt"),
         ]
         for seed in ("0", "1", "mean")
     }
+    assert set(frame.variant) == {"fine-tuned", "cosine 0.5", "both orders 1"}
     assert frame[selection.METRICS].stack().between(0, 1).all()  # every figure in [0, 1] (ROC AUC too)
     cv = frame[(frame.protocol == "pd_cv") & (frame.dataset == "levy_holt")]
-    assert (cv.n_items + cv.n_cut == 30).all()
+    assert (cv.n_items + cv.n_cut == 30).all() and (cv[["pair", "both", "any"]] == 0).all().all()
+    tm = frame[(frame.protocol == "tm_cv") & (frame.dataset == "levy_holt")]
+    assert (tm.n_items == 30).all() and (tm["any"] > 0).all()  # the matched folds: predicates seen
     # the subset's items were scored by Levy/Holt's fold models: nothing trained for it
     trained = {p.parent.name for p in (tmp_path / "runs").glob("*/weights.safetensors")}
-    assert len(trained) == 3 * 2 + 2  # 3 folds x 2 seeds, and the old split's model per seed
+    pool = items[items.dataset == "levy_holt"]
+    fold_sets = {
+        part.training.hash
+        for scheme in ("tm", "pd")
+        for part in CrossFit.of("levy_holt", pool, None, 3, scheme).parts(pool)
+    }  # 3 folds per scheme (two of them may share their training items)
+    assert len(trained) == len(fold_sets) * 2 + 2  # per seed, and the old split's model per seed
     merged = selection.merge(frame, None)
     again = selection.merge(frame.assign(f1=0.5), merged)  # a rerun replaces its rows
     assert len(again) == len(frame) and (again.f1 == 0.5).all()
-    text = selection.markdown(again)
-    assert "## levy_holt/dirposi_dirnegi" in text and "| old split |" in text
+    text = selection_report.markdown(again)
+    assert "## levy_holt/dirposi_dirnegi" in text and "| old split |" in text and "| tm_cv |" in text
+    assert selection_report.plot_cost(again, tmp_path / "cost.png").is_file()
 
 
 @needs_lm
@@ -426,3 +554,42 @@ def test_the_mix_is_a_quarter_fine_tuned_and_three_quarters_cosine(tmp_path):
     cosine = zero_shot_scores(items, "minilm", ctx)
     np.testing.assert_allclose(mixed, 0.25 * tuned + 0.75 * cosine)
     assert mixed.notna().all()
+
+
+@needs_lm
+def test_a_student_learns_its_teachers_scores_of_both_orders(tmp_path):
+    from lm import selection
+    from lm.plan import LmSettings
+    from lm.verifier import score_pairs
+
+    items = levy_holt_like(n_groups=3, per_group=4)
+    common = {"dataset": "levy_holt", "seeds": (0,), "epochs": 1, "folds": 2}
+    teacher = VerifierSpec("minilm", ("y because x",), cosine_share=0.5, **common)
+    student = VerifierSpec("minilm", ("x, which means that y",), teacher=teacher, **common)
+    assert VerifierSpec.from_dict(student.to_dict()) == student
+    with pytest.raises(ConfigurationError, match="same pools"):
+        VerifierSpec("minilm", ("y because x",), dataset="sherliic", teacher=teacher)
+    settings = runs.RunSettings(runs_dir=tmp_path / "runs")
+    with pytest.raises(ResourceMissing):  # the teacher is not trained: nothing is computed
+        build_verifier(student, items, settings=settings, allow_compute=False)
+    verifier = build_verifier(student, items, settings=settings)
+    teacher_verifier = build_verifier(teacher, items, settings=settings)
+    pool_premises, pool_hypotheses = list(items.premise_text), list(items.hypothesis_text)
+    assert sorted(zip(verifier.training.premises, verifier.training.hypotheses, strict=True)) == sorted(
+        list(zip(pool_premises, pool_hypotheses, strict=True))
+        + list(zip(pool_hypotheses, pool_premises, strict=True))
+    )
+    expected = score_pairs(
+        teacher_verifier, verifier.training.premises, verifier.training.hypotheses, settings=settings
+    )
+    np.testing.assert_allclose(verifier.training.labels, np.round(expected, 4))
+    assert 0 < min(verifier.training.labels) and max(verifier.training.labels) < 1  # soft labels
+    assert "distilled from minilm" in verifier.name
+    assert score_pairs(verifier, pool_premises[:3], pool_hypotheses[:3], settings=settings).shape == (3,)
+    # on the folds, each fold's student learns from that fold's teacher
+    scores = selection.honest_scores(student, items, LmSettings(run=settings), scheme="tm", reverse=True)
+    assert scores.forward[0].notna().all() and scores.reverse[0].notna().all()
+    assert selection.candidate_name(student) == (
+        "minilm [x, which means that y] levy_holt epochs 1 distilled from minilm [y because x] epochs 1"
+        " seeds 0 + cosine 0.5"
+    )

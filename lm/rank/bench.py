@@ -9,9 +9,9 @@ values, so a model without a fine-tuned run is timed as its pretrained encoder w
 Each backend is timed alone and with the verifier's cosine share (the zero-shot cosine mixed in: one
 embedding per distinct sentence, torch).
 
-Quality (int8 vs fp32): the verifier's figures on the predicate-disjoint folds of its pool (split `pd_cv`,
-as `sherliic-lm select` computes them), per backend: each fold's items scored by the fold model that never
-saw their predicates (the runs `select` trained and cached), mixed with the cosine by the verifier's share;
+Quality (int8 vs fp32): the verifier's figures on the selection folds of its pool (split `tm_cv`, as
+`sherliic-lm select` computes them), per backend: each fold's items scored by the fold model that never
+saw them (the runs `select` trained and cached), mixed with the cosine by the verifier's share;
 F1 with cross-fitted thresholds, AUC(p≥.5), AUC_norm, ROC AUC, and the largest and mean difference of a
 score from torch's.
 """
@@ -30,7 +30,7 @@ from lm.crossfit import CrossFit
 from lm.models import DEFAULT_CACHE_DIR
 from lm.plan import BASE_RECIPE
 from lm.runs import RunSettings
-from lm.verifier import ScoringRun, VerifierSpec, scoring_run
+from lm.verifier import ScoringRun, VerifierSpec, fold_verifier
 
 BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
 BENCH_PATTERN = "x, which means that y"
@@ -115,14 +115,14 @@ def quality(
     threads: int,
     batch_size: int = 64,
 ) -> list[dict]:
-    """The verifier's `pd_cv` figures per backend, from its fold models (ResourceMissing when one is not
+    """The verifier's `tm_cv` figures per backend, from its fold models (ResourceMissing when one is not
     trained: `sherliic-lm select` trains them)."""
     from lm import inference  # torch, onnxruntime
 
     source = items[items["dataset"] == spec.dataset]
     extra = items[items["dataset"].isin([d for d in spec.extra if d != spec.dataset])]
     fit = CrossFit.of(spec.dataset, source, extra if len(extra) else None, spec.folds)
-    pool, plan = fit.pool, spec.plan()
+    pool = fit.pool
     folds = fit.fold_of(pool).to_numpy()
     inside = folds >= 0
     labels = pool["label"].astype(bool).to_numpy()
@@ -130,16 +130,8 @@ def quality(
     for part in fit.parts(pool):
         if part.fold is None:
             continue
-        fold_runs[part.fold] = tuple(
-            scoring_run(
-                plan.recipe(spec.model, pattern, seed, part.n_nominal),
-                part.training,
-                settings=settings,
-                allow_compute=False,
-            )
-            for pattern in spec.patterns
-            for seed in spec.seeds
-        )
+        verifier = fold_verifier(spec, part.training, part.n_nominal, settings=settings, allow_compute=False)
+        fold_runs[part.fold] = verifier.trained(settings=settings, allow_compute=False).runs
     rows, reference = [], None
     for backend in BACKENDS:
         scores = np.full(len(pool), np.nan)
@@ -165,7 +157,7 @@ def quality(
                 "verifier": f"{spec.model} {list(spec.patterns)} {spec.dataset} seeds {list(spec.seeds)}",
                 "cosine_share": spec.cosine_share,
                 "backend": backend,
-                "split": "pd_cv",
+                "split": "tm_cv",
                 "items": int(inside.sum()),
                 "precision": round(p, 4),
                 "recall": round(r, 4),

@@ -5,14 +5,14 @@
                      [--dataset sherliic] [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8]
                      [--threads N] [--chunk-size N] [--no-train]
         scores every inference candidate of the build (--build / SHERLIIC_BUILD, else the default build)
-        with the verifier (lm.verifier; default DEFAULT_VERIFIER, the one the honest selection
-        picked), into results.verifier_scores (the dbt mart candidate_verifier_scores is a view over
-        them), writes out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the
-        summary). Resumable after a kill; a second run scores nothing. It only reads the build: no dbt
-        run, no build record.
+        with the verifier (lm.verifier; default DEFAULT_VERIFIER, the one the selection picked), into
+        results.verifier_scores (the dbt mart candidate_verifier_scores is a view over them), writes
+        out/rank/<build>/<verifier key>-<backend>.png (verifier score vs esr) and .json (the summary).
+        Resumable after a kill; a second run scores nothing. It only reads the build: no dbt run, no
+        build record.
     sherliic-lm bench-rank [--models minilm,mpnet] [--threads 2]
-        pairs/s per model and backend at 2 threads, and each backend's figures on the predicate-disjoint
-        folds with the default verifier's fold models -> out/bench/rank.json
+        pairs/s per model and backend at 2 threads, and each backend's figures on the selection folds
+        (tm_cv) with the default verifier's fold models -> out/bench/rank.json
 """
 
 from __future__ import annotations
@@ -183,12 +183,15 @@ def rank_command(
         require_candidates(marts)
     lm = LmSettings.from_environment()
     spec = chosen_spec(model, patterns, seeds, dataset, cosine_share)
-    untrained = build_verifier(spec, verifier_items(target, spec))
-    try:
+    items = verifier_items(target, spec)
+    untrained = None
+    try:  # a student's teacher is trained while building it, its own runs by trained()
+        untrained = build_verifier(spec, items, settings=lm.run, allow_compute=not no_train)
         verifier = untrained.trained(settings=lm.run, allow_compute=not no_train)
-    except ResourceMissing:  # --no-train, and a run of the verifier is not in the run cache
+    except ResourceMissing:  # --no-train, and a run the verifier needs is not in the run cache
+        what = f"the verifier {untrained.name}" if untrained else f"the teacher of the {spec.model} student"
         raise ConfigurationError(
-            f"--no-train: the verifier {untrained.name} is not trained yet (run cache {lm.run.runs_dir}); "
+            f"--no-train: {what} is not trained yet (run cache {lm.run.runs_dir}); "
             "leave --no-train out to train and cache it first"
         ) from None
     settings = RankSettings(
@@ -237,7 +240,7 @@ def rank_build(
     "--quality/--no-quality",
     default=True,
     show_default=True,
-    help="Each backend's figures on the predicate-disjoint folds, with the verifier's fold models "
+    help="Each backend's figures on the selection folds (tm_cv), with the verifier's fold models "
     "(those `sherliic-lm select` trained), for each model whose fold models are cached.",
 )
 @click.option(
@@ -301,7 +304,7 @@ def bench_rank_command(
             results["quality"] += rows
             for row in rows:
                 print(
-                    f"{name} {row['backend']:9s} pd_cv F1 {100 * row['f1']:.1f}, AUC(p≥.5) "
+                    f"{name} {row['backend']:9s} tm_cv F1 {100 * row['f1']:.1f}, AUC(p≥.5) "
                     f"{row['auc_pr50']:.3f}, max |Δp| vs torch {row['max_abs_diff_vs_torch']:.4f}"
                 )
     results["load_average_end"] = bench.load_average()
