@@ -128,28 +128,32 @@ def _frequency_ranks() -> dict[str, int]:
     return {word: rank for rank, word in enumerate(words)}
 
 
-def _mostly_noun(word: str) -> bool:
-    """Is the progressive form rare compared with the word itself (a noun/adjective reading)?
+def _mostly_noun(word: str, form: str = "VBG") -> bool:
+    """Is the verb form the predicate would take (`form`: the progressive, or a passive's participle VBN)
+    rare compared with the word itself (a noun/adjective reading)?
 
     "language" (no "languaging"), "center" ("centering" 87x rarer), "third" are copular
-    nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs.
+    nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs. A passive subject's
+    head is read by its participle: "home" ("homed" 554x rarer) stays a noun ("A is home to B"), "base"
+    ("based" more frequent than "base") is a verb ("A is being based in B", not "A is base in B").
     """
     if not set(_lemminflect().getAllLemmas(word)) & NON_VERB_POS:
         return False  # only a verb ("have"): a rare progressive does not make it a noun
     ranks = _frequency_ranks()
     unseen = len(ranks)
     base = ranks.get(word, unseen)
-    progressive = ranks.get(inflect(word, "VBG"), unseen)
-    return progressive > NOUN_RANK_RATIO * base
+    verb_form = ranks.get(inflect(word, form), unseen)
+    return verb_form > NOUN_RANK_RATIO * base
 
 
-def _predicate_verb(word: str, next_label: str) -> str | None:
-    """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B")."""
+def _predicate_verb(word: str, next_label: str, passive: bool = False) -> str | None:
+    """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B").
+    passive: the path's subject is a passive subject (judged by the participle, :func:`_mostly_noun`)."""
     if next_label in ("poss", "partmod"):
         return None  # "A is B 's partner", "A is country located in B"
     # A relative clause ("B, which A wants") is headed by a verb, as is a direct object.
     verb_context = next_label in VERB_ONLY_LABELS or next_label == "rcmod"
-    if not verb_context and _mostly_noun(word):
+    if not verb_context and _mostly_noun(word, "VBN" if passive else "VBG"):
         return None
     return verb_lemma(word, verb_context=verb_context)
 
@@ -181,7 +185,7 @@ def render_relation(
     passive = subject_label == "nsubjpass"
     end_is_relative = raw_labels[-1] == "rcmod^-"  # "B, which A acquires": simple present
     tokens: list[str] = []
-    verb = _predicate_verb(head, next_label)
+    verb = _predicate_verb(head, next_label, passive)
     if head == "be":
         tokens.append("is")
     elif verb is None:

@@ -9,7 +9,7 @@ from annotation.template_check import aspect_lexicon_estimate, check_templates, 
 from deppath.render import render_candidate, render_relation
 
 # Template exact-match floor on the 944 templates of the shared SherLIiC-dev file (472 items with both
-# templates); measured 91.2% = 861/944 (see `sherliic-annotate check-templates`; 90.5% = 854/944 before
+# templates); measured 91.1% = 860/944 (see `sherliic-annotate check-templates`; 90.5% = 854/944 before
 # the classes of test_renderer_classes).
 TEMPLATE_FLOOR = 0.91
 
@@ -36,6 +36,23 @@ TEMPLATE_FLOOR = 0.91
             "nsubjpass^-___elect___dobj___President___prep___of___pobj",
             ("person", "location"),
             "person[A] is elected President of location[B]",
+        ),
+        # a passive's head is read by its participle: "based" is common, so not "is base in"; "homed" is
+        # rare, so "home" stays a noun
+        (
+            "nsubjpass^-___base___prep___in___pobj",
+            ("company", "city"),
+            "company[A] is being based in city[B]",
+        ),
+        (
+            "nsubjpass^-___award___prep___to___pobj",
+            ("award", "person"),
+            "award[A] is being awarded to person[B]",
+        ),
+        (
+            "nsubjpass^-___home___prep___to___pobj",
+            ("location", "company"),
+            "location[A] is home to company[B]",
         ),
         # copular clauses (docs/design.md §3)
         ("nsubj^-___afraid___prep___of___pobj", ("person", "person"), "person[A] is afraid of person[B]"),
@@ -188,4 +205,4 @@ def test_a_form_lexicon_fitted_to_dev_does_not_carry_to_held_out_items(shared_da
     """docs/performance.md: the remaining template differences are lexical and contradict each other across
     items, so a lexicon of predicate forms fitted to dev scores far less on held-out items (5 item folds)."""
     estimate = aspect_lexicon_estimate(shared_data / "sherliic" / "dev.tsv")
-    assert (estimate.n_templates, estimate.in_sample, estimate.held_out) == (944, 906, 870)
+    assert (estimate.n_templates, estimate.in_sample, estimate.held_out) == (944, 906, 871)
