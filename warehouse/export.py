@@ -66,7 +66,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from warehouse import builds
 from warehouse.command_line import (
@@ -79,6 +78,7 @@ from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.export_verifier import VERIFIER_FILE, export_verifier_scores
 from warehouse.marts import Marts
 from warehouse.target import ENGINES, Target
+from warehouse.terminal import Progress
 
 MARTS = (
     "relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates", "rules",
@@ -363,7 +363,7 @@ def _write_files(target: Target, folder: Path, steps: list[str]) -> tuple[dict[s
             RELATION_RULES_QUERY.format(schema=schema, array_join=array_join),
             RELATION_RULES_COLUMNS,
         )
-        bar = tqdm(steps, unit="file")
+        bar = Progress(steps, unit="file")  # in a log: a line per file
         for name in bar:
             bar.set_description(f"export {name}")
             path = folder / name

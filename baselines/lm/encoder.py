@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, model_dir
+from warehouse.terminal import Progress
 
 
 def device() -> torch.device:
@@ -70,8 +70,10 @@ def set_bar_line(line: int) -> None:
     _BAR_LINE = line
 
 
-def _progress(slices: list[slice], desc: str, show: bool) -> tqdm:
-    return tqdm(slices, desc=desc, unit="batch", disable=not show, position=_BAR_LINE, leave=_BAR_LINE == 0)
+def _progress(slices: list[slice], desc: str, show: bool) -> Progress:
+    return Progress(
+        slices, desc=desc, unit="batch", disable=not show, position=_BAR_LINE, leave=_BAR_LINE == 0
+    )
 
 
 @torch.no_grad()

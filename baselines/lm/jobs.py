@@ -18,7 +18,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import pandas as pd
-from tqdm import tqdm
 
 from baselines.lm.methods import (
     ALLOW_COMPUTE,
@@ -33,6 +32,7 @@ from baselines.lm.models import MODELS, model_dir
 from baselines.lm.plan import LmSettings, Plan
 from baselines.lm.runs import ZERO_SHOT
 from baselines.registry import Context, ResourceMissing
+from warehouse.terminal import Progress
 
 ALL_DATASETS = "*"
 
@@ -159,7 +159,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], settings: LmSettings, worke
     workers = max(1, min(workers, len(pending)))
     print(f"LM cache: {len(pending)} of {len(jobs)} jobs to run, {workers} worker(s)")
     if workers == 1:
-        for job in tqdm(pending, desc="LM jobs", unit="job"):
+        for job in Progress(pending, desc="LM jobs", unit="job"):
             job.fill(items, settings, allow_compute=True)
         return len(pending)
     # spawn: a fresh interpreter per worker (no forked torch/OpenMP or database state)
@@ -168,7 +168,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], settings: LmSettings, worke
     for line in range(1, workers + 1):
         lines.put(line)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(lines,))
-    with pool, tqdm(total=len(pending), desc="LM jobs", unit="job", position=0) as bar:
+    with pool, Progress(total=len(pending), desc="LM jobs", unit="job", position=0) as bar:
         futures = {pool.submit(_fill, job, job.items(items, settings.plan), settings): job for job in pending}
         for future in as_completed(futures):
             if future.exception() is not None:

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from baselines.lm.models import DEFAULT_CACHE_DIR, require_stack
 from baselines.lm.rank.candidates import CANDIDATE_COLUMNS, candidate_frame, candidates_query, sentences_of
@@ -39,6 +38,7 @@ from warehouse.errors import ConfigurationError
 from warehouse.marts import Marts
 from warehouse.spark_raw import apply_spark_schema
 from warehouse.target import Target
+from warehouse.terminal import Progress
 
 DEFAULT_CHUNK = 512  # candidates per committed chunk: what a kill can cost
 SAFE_VALUE = re.compile(r"[a-z0-9_-]+")  # build names, verifier keys, backends: inlined as partition values
@@ -143,8 +143,8 @@ def rank_in_child_process(target: Target, verifier: TrainedVerifier, settings: R
         return pool.submit(rank_candidates, target, verifier, settings).result()
 
 
-def _progress(total: int, done: int, settings: RankSettings, verifier: TrainedVerifier) -> tqdm:
-    return tqdm(
+def _progress(total: int, done: int, settings: RankSettings, verifier: TrainedVerifier) -> Progress:
+    return Progress(
         total=total,
         initial=done,
         unit="pair",
