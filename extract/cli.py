@@ -33,7 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from extract import loading
-from extract.formats import FORMATS
+from extract.formats import FORMAT_ALIASES, FORMATS
 from extract.load_plan import ON_DUPLICATE
 from extract.real import CORPUS_GROUPS, run_real
 from extract.summary import database_summary, file_label
@@ -42,6 +42,7 @@ from warehouse.batch_store import BatchSummary, RemovedBatches, open_batch_store
 from warehouse.command_line import (
     CONTEXT,
     USER_ERRORS,
+    SuggestingChoice,
     database_url_option,
     engine_option,
     run,
@@ -303,7 +304,13 @@ def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flag
 
 
 @cli.command(help="Extract paths from corpus files and load them (one batch per file).")
-@click.option("--format", "fmt", required=True, type=click.Choice(sorted(FORMATS)), help="Corpus format.")
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=SuggestingChoice(sorted(FORMATS), FORMAT_ALIASES),
+    help="Corpus format.",
+)
 @click.option(
     "--corpus",
     "corpus",
@@ -381,7 +388,9 @@ def corpus(
 
 
 @cli.command(help="Load entity-type tables (entity -> type; global: they type the entities of every corpus).")
-@click.option("--format", "fmt", required=True, type=click.Choice(TYPE_FORMATS), help="Type-table format.")
+@click.option(
+    "--format", "fmt", required=True, type=SuggestingChoice(TYPE_FORMATS), help="Type-table format."
+)
 @click.option(
     "--type-source",
     metavar="S",

@@ -27,6 +27,7 @@ from deppath.records import Document, Mention
 from extract.formats import reader
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.common import ErrorHandler, check_document, check_input_file, nfc, report
+from extract.formats.sniff import check_format
 from extract.pipeline import Extraction
 from warehouse.batch_store import MAX_KEPT_ERRORS, BatchSummary, BatchWriter
 from warehouse.errors import InputError
@@ -91,7 +92,9 @@ class CorpusPlan:
     def items(self, writer: BatchWriter) -> Iterator:
         """The file's documents (with a preparsed reader: (document, extraction result) pairs), in file
         order, each checked like any record and in canonical form, each id once within the corpus (the
-        corpus's loaded documents through ``writer``), at most ``limit`` of them."""
+        corpus's loaded documents through ``writer``), at most ``limit`` of them. A file plainly in
+        another format than the plan's is refused first, naming the format it looks like."""
+        check_format(self.path, self.fmt)
         if isinstance(self.reader, PreparsedReader) and (
             self.extraction is None or self.reader.brings_parses(self.path)
         ):
