@@ -145,7 +145,7 @@ def build_inputs(conn: psycopg.Connection, dbt_vars: dict[str, Any]) -> tuple[li
         batches = cur.execute(
             """
             select corpus_name, batch_id, source_file, source_format, checksum, n_documents, n_instances,
-                finished_at
+                finished_at, options ->> 'parser' as parser
             from raw.load_batches
             where kind = 'corpus' and status = 'loaded' and (%(all)s or corpus_name = any(%(names)s))
             order by corpus_name, batch_id
