@@ -543,3 +543,24 @@ def test_a_failing_job_stops_the_workers_with_its_error(tmp_path) -> None:
     with pytest.raises(KeyError, match=f"unknown pattern '{bogus}'"):  # raised in a worker, re-raised here
         jobs.fill_cache(few_items(), failing, settings, workers=2)
     assert not list(tmp_path.rglob("scores.json"))
+
+
+def test_the_first_ranking_says_what_it_trains_and_about_how_long(tmp_path) -> None:
+    """`make rank` without a cached verifier trains it first: one line says so before it starts."""
+    from baselines.lm.rank.cli import training_notice
+    from baselines.lm.verifier import VerifierSpec, build_verifier
+
+    spec = VerifierSpec(model="minilm", patterns=("x, which means that y",), seeds=(0,))
+    verifier = build_verifier(spec, few_items())
+    settings = runs.RunSettings(runs_dir=tmp_path)
+    ((recipe, training),) = verifier.runs()
+    notice = training_notice(verifier, settings)
+    assert notice == (
+        f"no cached verifier weights in {tmp_path}: training {verifier.name} first (1 run, {recipe.epochs} "
+        f"epochs on {len(training.labels)} labelled pairs each), about 1 min at 1 torch thread(s) "
+        "(LM_THREADS) on 2 quiet cores, longer under load; cached afterwards, later rankings only score"
+    )
+    weights = runs.run_folder(recipe, training, settings) / "weights.safetensors"
+    weights.parent.mkdir(parents=True)
+    weights.write_bytes(b"")
+    assert training_notice(verifier, settings) is None  # cached: nothing to say

@@ -59,7 +59,7 @@ from baselines.lm.rank.cli import bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.lm.selection import pd_cv_evaluation
 from baselines.probe import sherliic_splits
-from baselines.registry import Baseline, Context, get
+from baselines.registry import Baseline, Context, ResourceMissing, get
 from warehouse import command_line
 from warehouse.builds import BuildRef
 from warehouse.command_line import target_options, version_option
@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     """Exit codes: 0 done, 1 a method failed or nothing to evaluate, 2 usage or user error (one line)."""
     try:
         return command_line.run(cli, argv, prog_name="python -m baselines.lm.cli")
-    except ModelMissing as exc:
+    except ResourceMissing as exc:  # a model not installed, a run not trained under --no-train
         print_error(exc)
         return 2
 

@@ -30,7 +30,8 @@ from baselines.lm.rank import bench
 from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates, rank_in_child_process
 from baselines.lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
 from baselines.lm.rank.store import build_name
-from baselines.lm.verifier import DEFAULT_VERIFIER, VerifierSpec, build_verifier
+from baselines.lm.runs import RunSettings, run_folder
+from baselines.lm.verifier import DEFAULT_VERIFIER, Verifier, VerifierSpec, build_verifier
 from baselines.registry import ResourceMissing
 from warehouse.command_line import target_options
 from warehouse.dbt import run_dbt
@@ -44,6 +45,35 @@ BACKENDS = ("torch", "onnx-fp32", "onnx-int8")  # baselines.lm.inference.BACKEND
 # models to judge it with.
 MART = "candidate_verifier_scores"  # dbt_project/models/marts/candidates/
 DEFAULT_BACKEND = {"minilm": "onnx-fp32", "mpnet": "onnx-fp32"}
+# Seconds of one training epoch per 796 pairs at 1 and 2 torch threads (`make bench-lm`, README
+# Performance, 2 cores): what the notice before a first ranking's training estimates from.
+EPOCH_SECONDS_PER_796 = {"minilm": {1: 32.4, 2: 19.8}, "mpnet": {1: 169.0, 2: 108.0}}
+
+
+def training_notice(verifier: Verifier, settings: RunSettings) -> str | None:
+    """One line saying what a ranking trains before it scores, why and about how long: the verifier's
+    runs whose weights are not in the run cache (a first `make rank`); None when all are cached."""
+    missing = [
+        (recipe, training)
+        for recipe, training in verifier.runs()
+        if not (run_folder(recipe, training, settings) / "weights.safetensors").is_file()
+    ]
+    if not missing:
+        return None
+    per_epoch = EPOCH_SECONDS_PER_796.get(verifier.spec.model, EPOCH_SECONDS_PER_796["minilm"])
+    threads = min(max(settings.threads, 1), 2)
+    seconds = sum(
+        recipe.epochs * len(training.labels) * len(recipe.patterns) * per_epoch[threads] / 796
+        for recipe, training in missing
+    )
+    recipe, training = missing[0]
+    runs = f"{len(missing)} run{'s' if len(missing) > 1 else ''}"
+    return (
+        f"no cached verifier weights in {settings.runs_dir}: training {verifier.name} first ({runs}, "
+        f"{recipe.epochs} epochs on {len(training.labels):,} labelled pairs each), about "
+        f"{max(1, round(seconds / 60))} min at {threads} torch thread(s) (LM_THREADS) on 2 quiet cores, "
+        "longer under load; cached afterwards, later rankings only score"
+    )
 
 
 def _patterns(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
@@ -179,9 +209,11 @@ def rank_command(
     """Score every inference candidate of the build with a verifier (`make rank`)."""
     lm = LmSettings.from_environment()
     spec = chosen_spec(model, patterns, seeds, dataset, cosine_share)
-    verifier = build_verifier(spec, verifier_items(target, spec)).trained(
-        settings=lm.run, allow_compute=not no_train
-    )
+    untrained = build_verifier(spec, verifier_items(target, spec))
+    notice = None if no_train else training_notice(untrained, lm.run)
+    if notice:
+        print(notice, flush=True)
+    verifier = untrained.trained(settings=lm.run, allow_compute=not no_train)
     settings = RankSettings(
         backend=backend or DEFAULT_BACKEND[spec.model],
         batch_size=batch_size,
