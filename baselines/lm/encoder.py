@@ -16,8 +16,10 @@ import numpy as np
 import torch
 from transformers import AutoModel, AutoTokenizer
 
-from baselines.lm.models import DEFAULT_CACHE_DIR, model_dir
+from baselines.lm.models import DEFAULT_CACHE_DIR, model_dir, no_transformers_bars_in_logs
 from warehouse.terminal import Progress
+
+no_transformers_bars_in_logs()
 
 
 def device() -> torch.device:

@@ -28,7 +28,7 @@ from baselines.lm.methods import (
     training_jobs,
     zero_shot_scores,
 )
-from baselines.lm.models import MODELS, model_dir
+from baselines.lm.models import get_model, model_dir
 from baselines.lm.plan import LmSettings, Plan
 from baselines.lm.runs import ZERO_SHOT
 from baselines.registry import Context, ResourceMissing
@@ -86,7 +86,7 @@ class Job:
                     recipe = plan.recipe(self.model, self.pattern, self.seed, job.n_nominal)
                     n_train = len(job.training.labels) * len(recipe.patterns)
                     passes += 3 * recipe.epochs * n_train + len(job.index)  # a step ~ 3 forward passes
-        return passes * MODELS[self.model].parameters_millions
+        return passes * get_model(self.model).parameters_millions
 
     def is_cached(self, items: pd.DataFrame, settings: LmSettings) -> bool:
         try:

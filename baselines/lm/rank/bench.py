@@ -28,7 +28,7 @@ import pandas as pd
 from baselines import metrics
 from baselines.lm.crossfit import CrossFit
 from baselines.lm.models import DEFAULT_CACHE_DIR
-from baselines.lm.plan import BASE_RECIPE
+from baselines.lm.plan import base_recipe
 from baselines.lm.runs import RunSettings
 from baselines.lm.verifier import ScoringRun, VerifierSpec, scoring_run
 
@@ -54,7 +54,7 @@ def bench_run(model: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> ScoringRun:
         model=model,
         patterns=(BENCH_PATTERN,),
         weights=weights,
-        max_length=BASE_RECIPE[model].max_length,
+        max_length=base_recipe(model).max_length,
     )
 
 

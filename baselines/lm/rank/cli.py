@@ -24,7 +24,7 @@ from pathlib import Path
 import click
 
 from baselines.datasets import load_benchmark, load_items
-from baselines.lm.models import MODELS, available_models
+from baselines.lm.models import LOCAL_PREFIX, MODELS, ModelMissing, available_models, local_model
 from baselines.lm.plan import LmSettings
 from baselines.lm.rank import bench
 from baselines.lm.rank.ranking import DEFAULT_CHUNK, RankSettings, rank_candidates, rank_in_child_process
@@ -74,6 +74,28 @@ def training_notice(verifier: Verifier, settings: RunSettings) -> str | None:
         f"{max(1, round(seconds / 60))} min at {threads} torch thread(s) (LM_THREADS) on 2 quiet cores, "
         "longer under load; cached afterwards, later rankings only score"
     )
+
+
+class ModelParameter(click.ParamType):
+    """--model: a packaged model's name, or a local Hugging Face checkpoint folder, checked and named
+    (baselines.lm.models.local_model) when the option is read."""
+
+    name = "MODEL"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in MODELS or value.startswith(LOCAL_PREFIX):
+            return value
+        try:
+            return local_model(value, LmSettings.from_environment().run.cache_dir)
+        except ModelMissing as missing:
+            self.fail(str(missing), param, ctx)
+
+
+MODEL = ModelParameter()
+MODEL_HELP = (
+    f"{' or '.join(sorted(MODELS))}, or the folder of a Hugging Face encoder checkpoint (config.json, "
+    "tokenizer, weights; loaded offline, trained with MiniLM's recipe)."
+)
 
 
 def _patterns(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
@@ -132,8 +154,8 @@ def verifier_options(command):
     options = [
         click.option(
             "--model",
-            type=click.Choice(sorted(MODELS)),
-            help=f"Encoder (default: the default verifier's, {DEFAULT_VERIFIER.model}).",
+            type=MODEL,
+            help=f"Encoder: {MODEL_HELP} Default: the default verifier's, {DEFAULT_VERIFIER.model}.",
         ),
         click.option(
             "--patterns",
@@ -215,7 +237,7 @@ def rank_command(
         print(notice, flush=True)
     verifier = untrained.trained(settings=lm.run, allow_compute=not no_train)
     settings = RankSettings(
-        backend=backend or DEFAULT_BACKEND[spec.model],
+        backend=backend or DEFAULT_BACKEND.get(spec.model, "onnx-fp32"),
         batch_size=batch_size,
         chunk_size=chunk_size,
         cache_dir=lm.run.cache_dir,
@@ -291,7 +313,7 @@ def bench_rank_command(
     results: dict = {"machine": bench.machine(), "cpu_count": os.cpu_count(), "speed": [], "quality": []}
     results["load_average_start"] = bench.load_average()
     for name in chosen:
-        if name not in available_models(lm.run.cache_dir):
+        if not name.startswith(LOCAL_PREFIX) and name not in available_models(lm.run.cache_dir):
             print(f"skipped {name}: its weight package is not installed ({MODELS[name].install})")
             continue
         spec = chosen_spec(name, patterns, seeds, dataset, cosine_share)
