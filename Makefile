@@ -136,7 +136,7 @@ bench-lm: $(LM_STAMP) ## LM fine-tuning speed (1 vs 2 torch threads) and peak me
 	$(BIN)/python -m baselines.lm.cli bench $(ARGS)
 
 rank: $(LM_STAMP) ## Score every InfCand of the build with a verifier -> results.verifier_scores, mart, out/rank/ (ARGS=…)
-	$(BIN)/sherliic-lm rank $(ARGS)
+	$(BIN)/sherliic-lm rank $(if $(BUILD),--build $(BUILD)) $(ARGS)
 
 bench-rank: $(LM_STAMP) ## Ranking speed: pairs/s per model and backend at 2 threads -> out/bench/rank.json
 	$(BIN)/sherliic-lm bench-rank $(ARGS)

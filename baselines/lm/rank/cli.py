@@ -1,9 +1,9 @@
 """`sherliic-lm rank` (`make rank`) and `sherliic-lm bench-rank` (`make bench-rank`); registered on the
 `python -m baselines.lm.cli` group (= `sherliic-lm`).
 
-    sherliic-lm rank [--model minilm] [--patterns 'x, which means that y'] [--seeds 0] [--dataset sherliic]
-                     [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8] [--threads N]
-                     [--chunk-size N] [--no-train]
+    sherliic-lm rank [--build NAME] [--model minilm] [--patterns 'x, which means that y'] [--seeds 0]
+                     [--dataset sherliic] [--cosine-share 0.75] [--backend torch|onnx-fp32|onnx-int8]
+                     [--threads N] [--chunk-size N] [--no-train]
         scores every inference candidate of the build (SHERLIIC_BUILD / --build) with the verifier
         (baselines.lm.verifier; default DEFAULT_VERIFIER, the one the honest selection picked), into
         results.verifier_scores, rebuilds the dbt mart candidate_verifier_scores, writes
@@ -211,7 +211,7 @@ def verifier_options(command):
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",
 )
-@target_options(engines=ENGINES)
+@target_options(engines=ENGINES, build=True)
 def rank_command(
     target: Target,
     model: str | None,
