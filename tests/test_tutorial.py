@@ -16,9 +16,11 @@ A marker before a block (an HTML comment, invisible on GitHub) changes how it ru
 from __future__ import annotations
 
 import csv
+import html
 import importlib.metadata
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -153,15 +155,17 @@ def serve_briefly(block: Block, folder: Path, env: dict[str, str]) -> None:
         start_new_session=True,
     )
     try:
-        started = server.stdout.readline()  # the start line, once the server listens
-        check_output(block, started)
+        ready, _, _ = select.select([server.stdout], [], [], 120)
+        assert ready, f"{block.where}: the server printed nothing in 120 s"
+        check_output(block, server.stdout.readline())  # the start line, once the server listens
         with (folder / "out" / "annotation" / "tutorial.csv").open(newline="", encoding="utf-8") as handle:
             first = next(csv.DictReader(handle))
         url = f"http://127.0.0.1:{port}/?task=sherliic&worker=tutorial-reader"
         with urllib.request.urlopen(url, timeout=60) as response:
             page = response.read().decode("utf-8")
         assert "Does the fact imply the statements?" in page, page
-        assert f">{first['premise']}<" in page and f">{first['hypothesis_1']}<" in page, page
+        shown = [f">{html.escape(first[column])}<" for column in ("premise", "hypothesis_1")]
+        assert all(text in page for text in shown), f"{shown} not in the page:\n{page}"
     finally:
         os.killpg(server.pid, signal.SIGINT)
         stopped = server.wait(timeout=30)
