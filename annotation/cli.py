@@ -140,11 +140,13 @@ def serve(port: int, judgements_per_item: int, task: str, target: Target) -> Non
     """Serve the annotation page on 127.0.0.1.
 
     Ctrl-C stops it."""
-    from annotation.server import make_server
+    from annotation.server import AnnotationStore, make_server, nothing_sampled
 
     server = make_server(target, port=port, judgements_per_item=judgements_per_item)
     host, port = server.server_address[:2]
-    print(f"annotation page: http://{host}:{port}/?task={task} (Ctrl-C stops)")
+    print(f"annotation page: http://{host}:{port}/?task={task} (Ctrl-C stops)", flush=True)
+    if not AnnotationStore(target).sampled_batches(task):
+        print(f"note: {nothing_sampled(task)}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -100,6 +100,14 @@ class AnnotationStore:
             return "select null::text as worker_id, null::text as task where false"
         return f"select worker_id, task from {self.schema}.annotation_worker_trust where not is_trusted"
 
+    def sampled_batches(self, task: str) -> list[str]:
+        """The names of the sampled batches of `task` (`sherliic-annotate sample` makes them)."""
+        with self.target.connect() as conn:
+            rows = conn.execute(
+                "select batch_name from raw.annotation_batches where task = %s order by batch_name", (task,)
+            ).fetchall()
+        return [row[0] for row in rows]
+
     def next_group(self, worker: str, task: str, batch: str | None = None) -> dict | None:
         """The first premise group with items this worker has not judged that still need judgements."""
         with self.target.connect() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -164,6 +172,28 @@ class AnnotationStore:
                 pm, hm = (flag == "yes" for flag in flags)
                 judgements.append(zeichner_judgement(item_id, worker, pm, hm, answer or None))
         return store_judgements(self.target, judgements, source="web")
+
+
+SAMPLE_COMMAND = "sherliic-annotate sample --batch b1 --premises 50"  # also `make annotate-sample`
+
+
+def nothing_sampled(task: str, batch: str | None = None) -> str:
+    """Why there is nothing to annotate when no batch is sampled (the page and the server's start line)."""
+    which = f"no batch {batch!r} of task {task}" if batch else f"no batch of task {task}"
+    task_option = "" if task == "sherliic" else f" --task {task}"
+    return (
+        f"{which} has been sampled: sample one first ({SAMPLE_COMMAND}{task_option}, or make annotate-sample "
+        'ARGS="--batch b1"), then reload this page'
+    )
+
+
+def _nothing_to_annotate(batches: list[str], task: str, batch: str | None) -> bytes:
+    if not batches or (batch is not None and batch not in batches):
+        message = html.escape(nothing_sampled(task, batch))
+        body = f"<h1>Nothing to annotate yet</h1><p id='nothing-sampled'>{message}.</p>"
+        return _page("Nothing sampled", body)
+    body = "<h1>Thank you!</h1><p id='done'>There is nothing left for you to annotate.</p>"
+    return _page("Done", body)
 
 
 def _group_form(group: dict, worker: str, task: str, batch: str | None, token: str) -> str:
@@ -341,8 +371,7 @@ def make_handler(store: AnnotationStore, token: str) -> type[BaseHTTPRequestHand
             batch = _checked_id(batch, "batch name") if batch else None
             group = store.next_group(worker, task, batch)
             if group is None:
-                body = "<h1>Thank you!</h1><p id='done'>There is nothing left for you to annotate.</p>"
-                self._send(HTTPStatus.OK, _page("Done", body))
+                self._send(HTTPStatus.OK, _nothing_to_annotate(store.sampled_batches(task), task, batch))
                 return
             self._send(HTTPStatus.OK, _page("Annotate", _group_form(group, worker, task, batch, token)))
 

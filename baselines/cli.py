@@ -50,9 +50,10 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
         scored = [n for n in names if n.startswith("lm:") and n not in {**ev.skipped, **ev.failed}]
         ev.extend(cv_evaluation([get(n) for n in scored], items, ctx))  # as `make lm` writes them
         sources = report.data_sources(target, sorted(set(items.dataset)), shared_data_dir(), ctx.warehouse)
+        hint = report.real_corpus_hint(report.graph_corpora(ctx.warehouse))
     ev = keep_rows(ev, only_lm=True)  # `lm:` rows as `make lm` writes them (docs/lm.md)
-    for name, why in ev.skipped.items():
-        print(f"skipped {name}: {why}")
+    for line in report.skipped_lines(ev.skipped):
+        print(f"skipped {line}")
     for name, why in ev.failed.items():
         print(f"FAILED {name}: {why}", file=sys.stderr)
     frame = with_build(ev.frame(), build)
@@ -78,6 +79,8 @@ def _run(target: Target, names: list[str], args: EvaluationOptions, lm: LmSettin
         f"{out / 'plots'}; {len(shown)} rows in results.baseline_scores"
     )
     print(f"every metric, split and directional subset: {out / 'baselines.md'} (table), {csv_path} (CSV)")
+    if hint:
+        print(f"the graph behind the warehouse-backed rows is {hint}")
     return 1 if ev.failed else 0
 
 

@@ -101,6 +101,9 @@ def _lines(record: build_records.BuildRecord, live: bool, defaults: dict) -> lis
     if record.hint:
         lines.append(f"    hint: {record.hint}")
     lines.append(f"    inputs: {describe_inputs(record)}")
+    parsers = sorted({b["parser"] for c in record.corpora for b in c["batches"] if b.get("parser")})
+    if parsers:  # which parser made the paths (recorded by the loads)
+        lines.append(f"    parsed by: {', '.join(parsers)}")
     lines.append(f"    vars: {changed_vars(record, defaults)}")
     if record.row_counts:
         counts = ", ".join(f"{mart} {n:,}" for mart, n in sorted(record.row_counts.items()))

@@ -35,6 +35,7 @@ from warehouse.command_line import CONTEXT, OUTPUT_FOLDER, run, target_options, 
 from warehouse.errors import DatabaseUnavailable
 from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Marts, Target
+from warehouse.terminal import print_table
 
 DEMO_CORPUS = "demo"  # the corpus name of the demo's batch (the dbt var `corpora` selects it)
 
@@ -404,7 +405,7 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
     for kind in ("planted", "reverse of planted", "same planted family", "unrelated", "noise relation"):
         if kind in summary.candidate_kinds:
             counts.add_row(f"  InfCands: {kind}", f"{summary.candidate_kinds[kind]:,}")
-    console.print(counts)
+    print_table(console, counts)
 
     planted = Table(title="Planted entailments among the InfCands (best typing)", title_justify="left")
     for col, justify in (
@@ -433,7 +434,7 @@ def print_summary(summary: DemoSummary, console: Console) -> None:
             )
         else:
             planted.add_row(p.rule.name, paths, p.rule.alignment, "[red]missed[/]", "", "", "", "0")
-    console.print(planted)
+    print_table(console, planted)
     found = sum(p.found for p in summary.planted)
     console.print(
         f"[bold]Planted-rule recall: {found}/{len(summary.planted)} = {summary.recall:.0%}[/] "

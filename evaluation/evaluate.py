@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
 
 from builds.records import BuildMismatch, BuildRef, build_ref
 from evaluation import metrics
 from evaluation.registry import Baseline, Context, ResourceMissing, get
 from warehouse.target import Target
+from warehouse.terminal import Progress
 
 RESULT_COLUMNS = [
     "method",
@@ -182,7 +182,7 @@ def evaluate_many(
     raising another error are recorded in `failed` (the CLI reports them and exits non-zero)."""
     out = Evaluation()
     names = list(names)
-    bar = tqdm(names, unit="baseline", disable=not show_progress)
+    bar = Progress(names, unit="baseline", disable=not show_progress)  # in a log: a line per baseline
     for i, name in enumerate(bar, 1):
         bar.set_description(f"baseline {i}/{len(names)} {name}")
         try:

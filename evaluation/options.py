@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 import pandas as pd
-from tqdm import tqdm
 
 from builds.records import BuildRef, check_same_build
 from evaluation import datasets
@@ -20,6 +19,7 @@ from warehouse.command_line import OUTPUT_FOLDER, target_options
 from warehouse.errors import InputError
 from warehouse.settings import out_folder, shared_data_dir
 from warehouse.target import ENGINES, Marts, Target
+from warehouse.terminal import Progress
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def load_benchmarks(target: Target, args: EvaluationOptions) -> None:
             files.append((test, "sherliic_tsv", {"dataset": "sherliic", "split": "test"}))
     if args.levy_holt_test:
         files += levy_holt_test_files(Path(args.levy_holt_test))
-    bar = tqdm(files, unit="file")
+    bar = Progress(files, unit="file", lines=False)  # a line per file below, bar or not
     for i, (path, fmt, kw) in enumerate(bar):
         bar.set_description(f"benchmark file {path.name}")
         try:
@@ -67,7 +67,7 @@ def load_benchmarks(target: Target, args: EvaluationOptions) -> None:
                 exc.add_note(f"not tried after this error ({len(rest)}): {' '.join(rest)}")
             raise
         state = "already loaded" if summary.skipped else "loaded"
-        tqdm.write(
+        Progress.write(
             f"{state}: {summary.dataset}/{summary.split} {summary.n_items} items, "
             f"{summary.n_mapped} with both paths ({path.name})"
         )

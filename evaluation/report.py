@@ -236,7 +236,7 @@ def markdown(
         ]
     if skipped:
         lines += ["", "## Skipped baselines", ""]
-        lines += [f"- {m}: {why}" for m, why in sorted(skipped.items())]
+        lines += [f"- {line}" for line in skipped_lines(skipped)]
     if failed:
         lines += ["", "## Failed baselines (errors)", ""]
         lines += [f"- {m}: {why}" for m, why in sorted(failed.items())]
@@ -292,6 +292,43 @@ def compact_table(frame: pd.DataFrame, order: list[str]) -> str:
 # --- where the scores came from ------------------------------------------------------------------------
 
 
+# The demo's corpus name (demo/job.py DEMO_CORPUS): a graph of it alone shares almost no relation with the
+# benchmarks, and a report of it says where the real corpora come from.
+DEMO_CORPUS = "demo"
+REAL_CORPUS_HINT = (
+    "built from the demo's synthetic corpus alone, which shares almost no relation with the benchmarks, "
+    "so the warehouse-backed rows show — (too few items covered); for them load the real corpora "
+    "(`make extract-real`) and build a graph of them (`make dbt-run VARS='{r_min: 2, min_relv: 10, "
+    'min_sigma: 1}\'`, README "Extraction")'
+)
+
+
+def graph_corpora(warehouse: Target | Marts) -> list[str] | None:
+    """The corpora the build's graph was made of (the `teg_corpora` mart), None when it is not built or
+    does not record them."""
+    with marts_of(warehouse) as marts:
+        if not marts.has_table(marts.schema, "teg_corpora"):
+            return None
+        return [r[0] for r in marts.rows(f"select corpus_name from {marts.schema}.teg_corpora order by 1")]
+
+
+def real_corpus_hint(corpora: list[str] | None) -> str | None:
+    """What to do when the graph is the demo's alone (REAL_CORPUS_HINT), else None."""
+    return REAL_CORPUS_HINT if corpora and set(corpora) <= {DEMO_CORPUS} else None
+
+
+def skipped_lines(skipped: dict[str, str]) -> list[str]:
+    """The skipped methods, one line per reason (a missing extra skips a dozen methods for the same
+    reason): ``lm:a, lm:b (2): torch is not installed; …``, every name in full."""
+    by_reason: dict[str, list[str]] = {}
+    for name, why in sorted(skipped.items()):
+        by_reason.setdefault(why, []).append(name)
+    return [
+        f"{', '.join(names)}{f' ({len(names)})' if len(names) > 1 else ''}: {why}"
+        for why, names in by_reason.items()
+    ]
+
+
 def graph_source(warehouse: Target | Marts) -> str:
     """One line naming the graph behind the warehouse-backed scores, from the `teg_corpora` mart of
     `warehouse` (a Target's marts, or open marts of either engine)."""
@@ -311,7 +348,8 @@ def graph_source(warehouse: Target | Marts) -> str:
         names = [r[0] for r in marts.rows(f"select corpus_name from {schema}.teg_corpora order by 1")]
     built_from = ", ".join(names) if names else "no corpus"
     graph = f"the TEG in schema {schema} ({n_relations:,} relations)"
-    return f"{backed} come from {graph}, built from: {built_from}."
+    hint = real_corpus_hint(names)
+    return f"{backed} come from {graph}, built from: {built_from}." + (f" It is {hint}." if hint else "")
 
 
 def benchmark_sources(target: Target, datasets: list[str]) -> pd.DataFrame:
@@ -343,16 +381,20 @@ def data_sources(
     """The report's "Data" section: the graph line (the marts of `warehouse`, default the Target's) and
     the benchmark files (the Target's Postgres side; paths relative to `shared`)."""
     files = benchmark_sources(target, datasets)
+    # loaded files are recorded by their resolved path: the folder is compared resolved too (a symbolic
+    # link, a relative SHERLIIC_DATA)
+    root = shared.resolve() if shared is not None else None
 
     def shown(path: str) -> str:
-        if shared is not None and Path(path).is_relative_to(shared):
-            return str(Path(path).relative_to(shared))
+        if root is not None and Path(path).is_relative_to(root):
+            return str(Path(path).relative_to(root))
         return path
 
     files["file"] = files["file"].map(shown)
     files["items"] = files["items"].map(str)
     lines = [graph_source(warehouse if warehouse is not None else target), ""]
-    where = f" (paths relative to the shared data folder {shared})" if shared is not None else ""
+    relative = any(not Path(f).is_absolute() for f in files["file"])
+    where = f" (paths under the shared data folder {shared} are relative to it)" if relative else ""
     lines += [f"Benchmark files{where}:", "", _table(files.to_dict("records"), right={"items"})]
     return lines
 

@@ -3,6 +3,7 @@ summarise what is loaded.
 
     sherliic-extract corpus --format F [--corpus NAME] [--replace] [--skip-bad] [--processes N]
                             [--limit N] [--ner-types] [--ner-mentions] [--on-duplicate error|skip]
+                            [--alignment strict|expand|contract] [--spacy-model NAME]
                             [--docs-dir DIR] FILE...
     sherliic-extract types --format tsv|ntriples|textent --type-source S FILE...
     sherliic-extract type-map FILE...
@@ -30,18 +31,20 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 
+from deppath.parsing import ALIGNMENTS, MODEL
 from extract import loading
 from extract.batches.store import BatchSummary, RemovedBatches, open_batch_store
-from extract.formats import FORMATS
-from extract.load_plan import ON_DUPLICATE
+from extract.formats import FORMAT_ALIASES, FORMATS
+from extract.load_plan import ON_DUPLICATE, folded_lines
 from extract.real import CORPUS_GROUPS, run_real
 from extract.summary import database_summary, file_label
+from extract.tables import batch_table, listing_table, skipped_lines, summary_tables
 from extract.types import DEFAULT_SOURCE, TYPE_FORMATS
 from warehouse.command_line import (
     CONTEXT,
     USER_ERRORS,
+    SuggestingChoice,
     database_url_option,
     engine_option,
     run,
@@ -50,9 +53,10 @@ from warehouse.command_line import (
 )
 from warehouse.errors import Interrupted
 from warehouse.target import ENGINES, Target
+from warehouse.terminal import Progress, print_table
 
 console = Console(stderr=True)
-out = Console(width=None if sys.stdout.isatty() else 120)  # tables readable in logs
+out = Console()
 BATCH_KINDS = ("corpus", "types", "type_map", "benchmark", "annotation")
 GROUP_TARGET_FLAGS = ("database_url", "engine")  # given before the command, they count for it
 
@@ -84,10 +88,9 @@ def _target_command(function: Callable) -> Callable:
 
 
 def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | None]:
-    """A tqdm bar per file (documents done, docs/s) labelled ``file i/N name``; disabled with --quiet."""
-    from tqdm import tqdm
-
-    bars: list = []
+    """A bar per file (documents done, docs/s) labelled ``file i/N name``, on a terminal (in a log: the
+    label as one line); ``make("")`` closes the current one. Disabled with --quiet."""
+    bars: list[Progress] = []
 
     def make(label: str) -> Callable[[int], None] | None:
         for bar in bars:
@@ -95,129 +98,11 @@ def _progress_factory(enabled: bool) -> Callable[[str], Callable[[int], None] | 
         bars.clear()
         if not enabled or not label:
             return None
-        bar = tqdm(desc=label, unit="doc", file=sys.stderr, dynamic_ncols=True, leave=False)
+        bar = Progress(desc=label, unit="doc", dynamic_ncols=True, leave=False)
         bars.append(bar)
         return bar.update
 
     return make
-
-
-def _batch_table(summaries: list[BatchSummary]) -> Table:
-    table = Table(title="load batches")
-    text_columns = ("file", "corpus", "format", "status")
-    for col in (
-        "batch",
-        "file",
-        "corpus",
-        "format",
-        "status",
-        "documents",
-        "instances",
-        "rejected",
-        "entities",
-        "rows",
-        "bad lines",
-        "seconds",
-    ):
-        table.add_column(col, justify="left" if col in text_columns else "right")
-    for s in summaries:
-        c = s.counts
-        status = "skipped (already loaded)" if s.skipped else ("replaced" if s.replaced_batches else "loaded")
-        table.add_row(
-            str(s.batch_id),
-            s.source_file.rsplit("/", 1)[-1],
-            s.corpus_name or "",
-            s.source_format,
-            status,
-            f"{c.get('documents', 0):,}",
-            f"{c.get('instances', 0):,}",
-            f"{c.get('rejected', 0):,}",
-            f"{c.get('entities', 0):,}",
-            f"{c.get('rows', 0):,}",
-            f"{c.get('bad_lines', 0):,}",
-            f"{s.seconds:.1f}",
-        )
-    return table
-
-
-def _summary_tables(summary: dict) -> list[Table]:
-    main = Table(title="raw schema summary", min_width=60)
-    main.add_column("measure")
-    main.add_column("value", justify="right")
-    rows = [
-        ("documents (corpus batches)", summary["documents"]),
-        ("sentences parsed", summary["sentences_parsed"]),
-        ("sentences with kept paths", summary["tables"]["sentences"]),
-        ("mentions", summary["mentions"]),
-        ("paths kept (relation instances)", summary["paths_kept"]),
-        ("paths rejected", summary["paths_rejected"]),
-        ("relations (distinct paths)", summary["relations"]),
-        ("relations with >= 5 entity pairs", summary["relations_with_5_pairs"]),
-        ("entities", summary["entities"]),
-        ("typed entities", f"{summary['typed_entities']:,} ({summary['typed_share']:.1%})"),
-        ("entities in relation instances", summary["graph_entities"]),
-        ("typed among them", f"{summary['typed_graph_entities']:,} ({summary['typed_graph_share']:.1%})"),
-        ("entity_types rows", summary["tables"]["entity_types"]),
-        ("type_mappings rows", summary["tables"]["type_mappings"]),
-    ]
-    for name, value in rows:
-        main.add_row(name, f"{value:,}" if isinstance(value, int) else str(value))
-    rules = Table(title="rejected paths per rule", min_width=60)
-    rules.add_column("rule")
-    rules.add_column("paths", justify="right")
-    for rule, n in summary["rejections"].items():
-        rules.add_row(rule, f"{n:,}")
-    corpora = Table(title="loaded corpora", min_width=60)
-    for col in ("corpus", "batches", "documents", "instances"):
-        corpora.add_column(col, justify="left" if col == "corpus" else "right")
-    for name, counts in summary["corpora"].items():
-        corpora.add_row(name, *(f"{counts[k]:,}" for k in ("batches", "documents", "instances")))
-    sources = Table(title="typed entities per type source (all loaded type rows)", min_width=60)
-    sources.add_column("type_source")
-    sources.add_column("entities", justify="right")
-    for source, n in summary["typed_entities_by_source"].items():
-        sources.add_row(source, f"{n:,}")
-    return [main, corpora, rules, sources]
-
-
-def _listing_table(rows: list[dict]) -> Table:
-    """One line per batch, narrow enough for a 120-column log: type tables and maps belong to no corpus
-    and show their kind (and type_source) in the corpus column."""
-    table = Table(title="batches in raw.load_batches")
-    text_columns = ("corpus", "file", "sha256", "status", "started (UTC)")
-    for col in (
-        "batch",
-        "corpus",
-        "file",
-        "sha256",
-        "docs",
-        "instances",
-        "rows",
-        "status",
-        "started (UTC)",
-        "s",
-    ):
-        table.add_column(col, justify="left" if col in text_columns else "right", no_wrap=col != "file")
-    for row in rows:
-        started, finished = row["started_at"], row["finished_at"]
-        seconds = f"{(finished - started).total_seconds():.1f}" if started and finished else ""
-        if row["kind"] == "corpus":
-            owner = row["corpus_name"] or ""
-        else:
-            owner = row["kind"] + (f" ({row['type_source']})" if row["type_source"] else "")
-        table.add_row(
-            str(row["batch_id"]),
-            owner,
-            row["source_file"].rsplit("/", 1)[-1],
-            row["checksum"][:10],
-            f"{row['n_documents']:,}",
-            f"{row['n_instances']:,}",
-            f"{row['n_rows']:,}",
-            row["status"],
-            started.strftime("%Y-%m-%d %H:%M") if started else "",
-            seconds,
-        )
-    return table
 
 
 def _postgres_only(target: Target, command: str) -> None:
@@ -236,18 +121,17 @@ def _load_files(session: Session, files: tuple[str, ...], load_one: Callable) ->
         try:
             summary = load_one(file, progress(file_label(index, len(files), file)))
         except USER_ERRORS as exc:
-            progress("")
             _add_multi_file_notes(exc, session.summaries, list(files[index:]))
             raise
         except Interrupted as exc:  # SIGINT/SIGTERM: one line saying what was kept
-            progress("")
             if not exc.detailed:  # stopped outside the batch's transaction: nothing of the file written
                 exc = Interrupted(exc.signum, f"{exc.name}: stopped loading {file}; nothing of it was kept")
             _add_multi_file_notes(exc, session.summaries, list(files[index:]))
             raise exc from None
-        progress("")  # closes the file's bar
+        finally:
+            progress("")  # the file's bar is gone before any line is printed, an error's too
         _done(session, summary)
-    out.print(_batch_table(session.summaries))
+    print_table(out, batch_table(session.summaries))
     if session.summary_json:
         with open(session.summary_json, "w", encoding="utf-8") as handle:
             json.dump([s.to_dict() for s in session.summaries], handle, indent=2)
@@ -256,6 +140,8 @@ def _load_files(session: Session, files: tuple[str, ...], load_one: Callable) ->
 def _done(session: Session, summary: BatchSummary) -> None:
     session.summaries.append(summary)
     console.print(summary.message, markup=False, highlight=False, soft_wrap=True)
+    for line in skipped_lines(summary):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _add_multi_file_notes(exc: Exception, summaries: list[BatchSummary], files: list[str]) -> None:
@@ -303,7 +189,13 @@ def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flag
 
 
 @cli.command(help="Extract paths from corpus files and load them (one batch per file).")
-@click.option("--format", "fmt", required=True, type=click.Choice(sorted(FORMATS)), help="Corpus format.")
+@click.option(
+    "--format",
+    "fmt",
+    required=True,
+    type=SuggestingChoice(sorted(FORMATS), FORMAT_ALIASES),
+    help="Corpus format.",
+)
 @click.option(
     "--corpus",
     "corpus",
@@ -335,6 +227,19 @@ def cli(ctx: click.Context, quiet: bool, summary_json: str | None, **target_flag
     help="A document id already used in the corpus (this file or a loaded one): refuse the file, naming "
     "both documents (error), or keep the first and skip the later one (skip).",
 )
+@click.option(
+    "--alignment",
+    type=click.Choice(ALIGNMENTS),
+    help="Mention offsets that cut through a token (spaCy's char_span alignment_mode): an error (strict, "
+    "the default of jsonl), widened to the whole tokens (expand, the default of the formats whose mentions "
+    "are found by string matching) or narrowed to the whole tokens inside (contract).",
+)
+@click.option(
+    "--spacy-model",
+    metavar="NAME",
+    help=f"The spaCy pipeline that parses: an installed package or a saved pipeline's folder, with a "
+    f"parser, tagger and lemmatizer (default: {MODEL}); recorded with the batch.",
+)
 @click.option("--docs-dir", help="facc1: folder with the document texts (default: the TSV's folder).")
 @click.option(
     "--min-posterior", type=float, default=0.0, callback=_finite, help="facc1: minimum entity posterior."
@@ -354,6 +259,8 @@ def corpus(
     ner_types: bool,
     ner_mentions: bool,
     on_duplicate: str,
+    alignment: str | None,
+    spacy_model: str | None,
     docs_dir: str | None,
     min_posterior: float,
     files: tuple[str, ...],
@@ -376,12 +283,16 @@ def corpus(
             reader_options=options,
             progress=progress,
             on_duplicate=on_duplicate,
+            alignment=alignment,
+            spacy_model=spacy_model,
         ),
     )
 
 
 @cli.command(help="Load entity-type tables (entity -> type; global: they type the entities of every corpus).")
-@click.option("--format", "fmt", required=True, type=click.Choice(TYPE_FORMATS), help="Type-table format.")
+@click.option(
+    "--format", "fmt", required=True, type=SuggestingChoice(TYPE_FORMATS), help="Type-table format."
+)
 @click.option(
     "--type-source",
     metavar="S",
@@ -481,12 +392,13 @@ def real(
             progress_factory=progress,
         )
     except USER_ERRORS as exc:
-        progress("")
         _add_multi_file_notes(exc, session.summaries, [])
         raise
-    out.print(_batch_table(session.summaries))
-    for table in _summary_tables(result):
-        out.print(table)
+    finally:
+        progress("")  # no bar left on the line of an error
+    print_table(out, batch_table(session.summaries))
+    for table in summary_tables(result):
+        print_table(out, table)
     if json_file:
         with open(json_file, "w", encoding="utf-8") as handle:
             json.dump(result, handle, indent=2, default=str)
@@ -503,12 +415,20 @@ def list_batches(target: Target, corpus: str | None, kind: str | None, as_json: 
     if as_json:
         print(json.dumps(rows, indent=2, default=str))
         return
-    out.print(_listing_table(rows))
+    print_table(out, listing_table(rows))
     if not rows:
         console.print("no batches" + (f" of corpus {corpus!r}" if corpus else ""), markup=False)
     for row in rows:
         if row["status"] == "failed" and row["error"]:
             console.print(f"batch {row['batch_id']} failed: {row['error']}", markup=False, soft_wrap=True)
+        elif row["n_bad_lines"]:
+            lines = folded_lines(row["bad_line_numbers"] or [])
+            console.print(
+                f"batch {row['batch_id']} skipped {row['n_bad_lines']:,} bad record(s)"
+                + (f" at line(s) {lines}" if lines else ""),
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 @cli.command(
@@ -565,8 +485,8 @@ def summary(target: Target, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2))
     else:
-        for table in _summary_tables(result):
-            out.print(table)
+        for table in summary_tables(result):
+            print_table(out, table)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,15 +23,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from deppath.parsing import MODEL, pipeline_label
 from deppath.records import Document, Mention
 from extract.batches.store import MAX_KEPT_ERRORS, BatchSummary, BatchWriter
 from extract.formats import reader
 from extract.formats.base import CorpusReader, PreparsedReader
 from extract.formats.docbin import SpacyReader
 from extract.formats.documents import check_document
+from extract.formats.sniff import check_format
 from extract.pipeline import Extraction
 from files.reading import ErrorHandler, check_input_file, nfc, report
-from warehouse.errors import InputError
+from warehouse.errors import ConfigurationError, InputError
 
 # Corpus names end up in dbt vars and shell commands: plain names only, nothing to quote.
 CORPUS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
@@ -39,17 +41,39 @@ ON_DUPLICATE = ("error", "skip")  # what a document id already used in the corpu
 DOCUMENT_COLUMNS = ("document_id", "line_number")  # raw.documents
 
 
+MAX_KEPT_LINES = 1000  # line numbers of skipped records kept in load_batches.options (bad_line_numbers)
+
+
 class BadLines:
-    """The skip_bad handler: counts bad records, keeps the first messages."""
+    """The skip_bad handler: counts bad records, keeps the first messages and the line numbers of the
+    first MAX_KEPT_LINES (what a user looks up in the file; a problem with the whole file has none)."""
 
     def __init__(self) -> None:
         self.count = 0
         self.messages: list[str] = []
+        self.lines: list[int] = []
 
     def __call__(self, error: InputError) -> None:
         self.count += 1
         if len(self.messages) < MAX_KEPT_ERRORS:
             self.messages.append(str(error))
+        if error.line is not None and len(self.lines) < MAX_KEPT_LINES:
+            self.lines.append(error.line)
+
+    def line_numbers(self) -> list[int]:
+        """The kept line numbers, ascending, each once (a line may hold several bad records)."""
+        return sorted(set(self.lines))
+
+
+def folded_lines(numbers: Iterable[int]) -> str:
+    """Line numbers as ranges, ``1, 4-6, 9`` (a summary line stays short for a run of bad lines)."""
+    ranges: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if ranges and number == ranges[-1][1] + 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
 
 
 def bad_lines(skip_bad: bool) -> BadLines | None:
@@ -93,7 +117,9 @@ class CorpusPlan:
     def items(self, writer: BatchWriter) -> Iterator:
         """The file's documents (with a preparsed reader: (document, extraction result) pairs), in file
         order, each checked like any record and in canonical form, each id once within the corpus (the
-        corpus's loaded documents through ``writer``), at most ``limit`` of them."""
+        corpus's loaded documents through ``writer``), at most ``limit`` of them. A file plainly in
+        another format than the plan's is refused first, naming the format it looks like."""
+        check_format(self.path, self.fmt)
         if isinstance(self.reader, SpacyReader) and not self.options["ner_mentions"]:
             self.reader.require_linked_entities(self.path)  # else its documents would have no mention
         if isinstance(self.reader, PreparsedReader) and (
@@ -125,6 +151,15 @@ class CorpusPlan:
         summary.rejections = rejections
         summary.reader_stats = dict(self.stats)
         summary.bad_lines = self.bad.messages if self.bad else []
+        summary.bad_line_numbers = self.bad.line_numbers() if self.bad else []
+        summary.recorded["parser"] = self.parser()
+
+    def parser(self) -> str:
+        """Which parser made the paths: the spaCy pipeline's package and version, or the file's own parses
+        (CoNLL-U, a parsed DocBin; known once :meth:`items` started reading)."""
+        if self.extraction is None:
+            return f"the file's own parses ({self.fmt})"
+        return pipeline_label(self.extraction.nlp())
 
 
 def plan_corpus(
@@ -138,9 +173,16 @@ def plan_corpus(
     limit: int | None,
     skip_bad: bool,
     on_duplicate: str = "error",
+    alignment: str | None = None,
+    spacy_model: str | None = None,
 ) -> CorpusPlan:
     """A corpus file's plan: the file checked, its corpus name, its reader (ValueError for an unknown
-    format or option) and extraction, and the batch options that describe the load."""
+    format or option) and extraction, and the batch options that describe the load.
+
+    alignment: what mention offsets that cut through a token become (default: the format's own,
+    :data:`deppath.parsing.ALIGNMENTS`); spacy_model: the spaCy pipeline that parses (default
+    :data:`deppath.parsing.MODEL`; checked here, ConfigurationError naming what it lacks). Both are
+    recorded in the batch options when given, and refused for a format spaCy never parses (CoNLL-U)."""
     if on_duplicate not in ON_DUPLICATE:
         raise ValueError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}, not {on_duplicate!r}")
     path = check_input_file(Path(path))
@@ -157,14 +199,26 @@ def plan_corpus(
             k: (v if isinstance(v, (str, int, float, bool)) else f"<{len(v)} entries>")
             for k, v in reader_options.items()
         }
+    if spacy_model == MODEL:
+        spacy_model = None  # the default, recorded as such (a load with it is the same load)
+    given = {"alignment": alignment, "spacy_model": spacy_model}
     extraction = None
     if isinstance(corpus_reader, CorpusReader):  # a DocBin may still bring its parses (items() decides)
         extraction = Extraction(
             source=str(path),
-            alignment=corpus_reader.alignment,
+            alignment=alignment or corpus_reader.alignment,
             ner_types=ner_types or corpus_reader.needs_ner,
             ner_mentions=ner_mentions or corpus_reader.needs_ner,
+            spacy_model=spacy_model or MODEL,
         )
+        if spacy_model is not None:
+            extraction.nlp()  # a pipeline that is not installed or cannot parse: refused before the load
+    elif any(v is not None for v in given.values()):
+        flags = " and ".join(f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None)
+        raise ConfigurationError(
+            f"{flags}: format {fmt} brings its own parses and token spans; spaCy does not run"
+        )
+    options.update({k: v for k, v in given.items() if v is not None})
     return CorpusPlan(
         path, fmt, corpus, corpus_reader, extraction, options, limit, bad_lines(skip_bad), on_duplicate
     )

@@ -67,6 +67,8 @@ def load_corpus(
     reader_options: dict | None = None,
     progress: Callable[[int], None] | None = None,
     on_duplicate: str = "error",
+    alignment: str | None = None,
+    spacy_model: str | None = None,
 ) -> BatchSummary:
     """Read, parse, extract and load one corpus file as one batch of corpus `corpus` (default: the
     file's stem; see the module doc).
@@ -77,6 +79,8 @@ def load_corpus(
     limit: read at most this many documents (the batch options record it). progress: called with the
     number of documents done (the CLI's progress bar). on_duplicate: a document id already used in the
     corpus is an error naming both documents ("error") or the later document is skipped ("skip").
+    alignment: what mention offsets that cut through a token become (strict, expand, contract; default
+    the format's own); spacy_model: the spaCy pipeline that parses (default deppath.parsing.MODEL).
     """
     plan = plan_corpus(
         path,
@@ -88,6 +92,8 @@ def load_corpus(
         limit=limit,
         skip_bad=skip_bad,
         on_duplicate=on_duplicate,
+        alignment=alignment,
+        spacy_model=spacy_model,
     )
     if target.engine == "spark":
         engine = {"engine": "spark", "parallelism": spark_load.parallelism(target)}
@@ -126,6 +132,7 @@ def load_types(
         entities = writer.count("entity_types", "count(distinct entity_id)")
         writer.summary.reader_stats = stats
         writer.summary.bad_lines = bad.messages if bad else []
+        writer.summary.bad_line_numbers = bad.line_numbers() if bad else []
         return {"rows": n, "typed_entities": entities, "bad_lines": bad.count if bad else 0}
 
     options = {"type_source": source, "skip_bad": skip_bad}
@@ -151,6 +158,7 @@ def load_type_map(
         if n == 0:
             raise InputError(str(path), None, "no mappings in the file")
         writer.summary.bad_lines = bad.messages if bad else []
+        writer.summary.bad_line_numbers = bad.line_numbers() if bad else []
         return {"rows": n, "bad_lines": bad.count if bad else 0}
 
     return _load(target, _claim(path, fmt, "type_map", {"skip_bad": skip_bad}, replace=replace), write)

@@ -20,13 +20,16 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
 from itertools import islice
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from deppath.extraction import extract_doc
-from deppath.parsing import load_nlp
+from deppath.parsing import MODEL, check_alignment, load_nlp
 from deppath.records import Document, ExtractionResult
 from extract.formats import ner
 from warehouse.errors import InputError
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 SPACY_BATCH = 64  # documents per spaCy minibatch
 TASK_DOCUMENTS = 256  # documents per worker task (processes > 1)
@@ -43,30 +46,36 @@ class Extraction:
     one process: this object goes to the workers with every task, each worker loads the model once,
     forked workers inherit the main process's copy).
 
-    source: the input file named in errors. alignment: "strict" (mention offsets that cut through a
-    token are an error) or "expand" (widened to whole tokens). ner_types: type linked mentions with
+    source: the input file named in errors. alignment: what mention offsets that cut through a token
+    become: "strict" (an error), "expand" (widened to whole tokens) or "contract" (narrowed to the whole
+    tokens inside; :data:`deppath.parsing.ALIGNMENTS`). ner_types: type linked mentions with
     spaCy's NER label (type_source ``ner``); ner_mentions: add NER entities no linked mention covers
-    (:func:`extract.formats.ner.augment`).
+    (:func:`extract.formats.ner.augment`). spacy_model: the spaCy pipeline that parses (a package name
+    or a saved pipeline's folder, :func:`deppath.parsing.load_nlp`).
     """
 
     source: str = "<input>"
-    alignment: Literal["strict", "expand"] = "strict"
+    alignment: Literal["strict", "expand", "contract"] = "strict"
     ner_types: bool = False
     ner_mentions: bool = False
+    spacy_model: str = MODEL
 
     def __post_init__(self) -> None:
-        if self.alignment not in ("strict", "expand"):
-            raise ValueError(f"alignment must be 'strict' or 'expand', not {self.alignment!r}")
+        check_alignment(self.alignment)
 
     @property
     def uses_ner(self) -> bool:
         return self.ner_types or self.ner_mentions
 
+    def nlp(self) -> Language:
+        """The spaCy pipeline that parses (loaded once per process)."""
+        return load_nlp(ner=self.uses_ner, model=self.spacy_model)
+
     def outcomes(self, documents: Iterable[Document]) -> Iterator[_Outcome]:
         """The documents' outcomes, in order, from one ``nlp.pipe`` stream (one stream rather than a
         call per batch: the allocator keeps spaCy's batch memory instead of returning it to the
         system and faulting it in again, 10-15 % of the time with one call per 64 documents)."""
-        nlp = load_nlp(ner=self.uses_ner)
+        nlp = self.nlp()
         stream = ((d.text, d) for d in documents)
         for parsed, document in nlp.pipe(stream, as_tuples=True, batch_size=SPACY_BATCH):
             if self.uses_ner:
@@ -75,7 +84,7 @@ class Extraction:
                 )
             try:
                 outcome: ExtractionResult | InputError = extract_doc(
-                    parsed, document, source=self.source, expand=self.alignment == "expand"
+                    parsed, document, source=self.source, alignment=self.alignment
                 )
             except InputError as exc:
                 outcome = exc
@@ -104,7 +113,7 @@ def extract_documents(
     first (the loader's database socket).
     """
     extraction = extraction or Extraction()
-    load_nlp(ner=extraction.uses_ner)  # fails early if the model is missing; forked workers inherit it
+    extraction.nlp()  # fails early if the model is missing; forked workers inherit it
     stats = stats if stats is not None else Counter()
     feed = Feed(docs)
     if processes > 1:

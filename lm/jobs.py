@@ -18,7 +18,6 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import pandas as pd
-from tqdm import tqdm
 
 from evaluation.registry import Context, ResourceMissing
 from lm.methods import (
@@ -30,9 +29,10 @@ from lm.methods import (
     training_jobs,
     zero_shot_scores,
 )
-from lm.models import MODELS, model_dir
+from lm.models import get_model, model_dir
 from lm.plan import LmSettings, Plan
 from lm.runs import ZERO_SHOT
+from warehouse.terminal import Progress
 
 ALL_DATASETS = "*"
 
@@ -86,7 +86,7 @@ class Job:
                     recipe = plan.recipe(self.model, self.pattern, self.seed, job.n_nominal)
                     n_train = len(job.training.labels) * len(recipe.patterns)
                     passes += 3 * recipe.epochs * n_train + len(job.index)  # a step ~ 3 forward passes
-        return passes * MODELS[self.model].parameters_millions
+        return passes * get_model(self.model).parameters_millions
 
     def is_cached(self, items: pd.DataFrame, settings: LmSettings) -> bool:
         try:
@@ -159,7 +159,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], settings: LmSettings, worke
     workers = max(1, min(workers, len(pending)))
     print(f"LM cache: {len(pending)} of {len(jobs)} jobs to run, {workers} worker(s)")
     if workers == 1:
-        for job in tqdm(pending, desc="LM jobs", unit="job"):
+        for job in Progress(pending, desc="LM jobs", unit="job"):
             job.fill(items, settings, allow_compute=True)
         return len(pending)
     # spawn: a fresh interpreter per worker (no forked torch/OpenMP or database state)
@@ -168,7 +168,7 @@ def fill_cache(items: pd.DataFrame, jobs: list[Job], settings: LmSettings, worke
     for line in range(1, workers + 1):
         lines.put(line)
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(lines,))
-    with pool, tqdm(total=len(pending), desc="LM jobs", unit="job", position=0) as bar:
+    with pool, Progress(total=len(pending), desc="LM jobs", unit="job", position=0) as bar:
         futures = {pool.submit(_fill, job, job.items(items, settings.plan), settings): job for job in pending}
         for future in as_completed(futures):
             if future.exception() is not None:

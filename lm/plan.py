@@ -56,6 +56,13 @@ BASE_RECIPE = {
     "minilm": Recipe(model="minilm", pattern="", epochs=5, lr=5e-5),
     "mpnet": Recipe(model="mpnet", pattern="", epochs=3, lr=2e-5),
 }
+
+
+def base_recipe(model: str) -> Recipe:
+    """A model's recipe defaults; a local checkpoint (--model FOLDER) trains with MiniLM's."""
+    return BASE_RECIPE.get(model) or replace(BASE_RECIPE["minilm"], model=model)
+
+
 RECORD_FILE = "plans.json"  # beside the run cache folder: <runs>/../plans.json
 
 
@@ -197,7 +204,7 @@ class Plan:
     def recipe(self, model: str, pattern: str, seed: int, n_train: int) -> Recipe:
         """The recipe of a run on n_train items; a joint multi-pattern run sees each item once per pattern,
         so its epochs follow n_train x patterns (every run costs about the same)."""
-        base = BASE_RECIPE[model]
+        base = base_recipe(model)
         n_texts = max(1, n_train * len(pattern_names(pattern)))
         epochs = self.epochs or min(base.epochs, max(1, round(EXAMPLES_PER_RUN / n_texts)))
         direction = self.direction if pattern != HYPOTHESIS_ONLY else 0.0

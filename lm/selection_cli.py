@@ -16,6 +16,8 @@ import pandas as pd
 from evaluation.datasets.folds import SCHEMES
 from lm import selection, selection_report
 from lm.command_options import (
+    MODEL,
+    MODEL_HELP,
     comma_list,
     installed_models,
     load_average,
@@ -25,7 +27,6 @@ from lm.command_options import (
     workers_option,
 )
 from lm.jobs import default_workers
-from lm.models import MODELS
 from lm.plan import LmSettings
 from lm.verifier import VerifierSpec
 from warehouse.command_line import target_options
@@ -33,7 +34,7 @@ from warehouse.target import ENGINES, Target
 
 
 @click.command("select")
-@click.option("--model", type=click.Choice(sorted(MODELS)), default="minilm", show_default=True)
+@click.option("--model", type=MODEL, default="minilm", show_default=True, help=MODEL_HELP)
 @click.option(
     "--patterns",
     default="x, which means that y",

@@ -69,7 +69,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
-from tqdm import tqdm
 
 from builds import records as build_records
 from files.spreadsheet import sql_spreadsheet_safe
@@ -84,6 +83,7 @@ from warehouse.command_line import (
 from warehouse.errors import DatabaseUnavailable, print_error
 from warehouse.settings import out_folder
 from warehouse.target import ENGINES, Marts, Target
+from warehouse.terminal import Progress
 
 MARTS = (
     "relations", "entities", "typed_relations", "teg_edges", "untyped_edges", "inference_candidates", "rules",
@@ -375,7 +375,7 @@ def _write_files(
             RELATION_RULES_QUERY.format(schema=schema, array_join=array_join),
             RELATION_RULES_COLUMNS,
         )
-        bar = tqdm(steps, unit="file")
+        bar = Progress(steps, unit="file")  # in a log: a line per file
         for name in bar:
             bar.set_description(f"export {name}")
             path = folder / name

@@ -8,6 +8,8 @@ from __future__ import annotations
 import http.client
 import re
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -214,3 +216,41 @@ def test_ids_the_database_cannot_store_are_refused(page: Page) -> None:
     refused(page.post(page.answers("w\x00nul")), 400, "annotator id contains a NUL")
     refused(page.post(page.answers("w" * 801)), 400, "identifiers are limited to 800 bytes")
     assert judgements(page.target) == before
+
+
+def test_the_page_and_the_server_say_when_nothing_is_sampled(fresh_target: Target) -> None:
+    """Before `sherliic-annotate sample`, the page says no batch is sampled and how to sample one (not
+    "Thank you! … nothing left"); so does the server's start line."""
+    server = make_server(fresh_target, port=0)
+    serve_in_thread(server)
+    try:
+        empty = Page(fresh_target, server.server_address[1], "", []).request(
+            "GET", "/?worker=ann&task=sherliic"
+        )
+        assert empty.status == 200 and "Thank you" not in empty.text
+        assert (
+            "no batch of task sherliic has been sampled: sample one first (sherliic-annotate sample "
+            in empty.text
+        )
+        make_warehouse(fresh_target)
+        sample_batch(fresh_target, "b1", 1, hypotheses_per_premise=1, seed=7)
+        other = Page(fresh_target, server.server_address[1], "", []).request("GET", "/?worker=ann&batch=b9")
+        assert "no batch &#x27;b9&#x27; of task sherliic has been sampled" in other.text
+    finally:
+        server.shutdown()
+        server.server_close()
+    started = subprocess.Popen(
+        [sys.executable, "-m", "annotation.cli", "serve", "--port", "0", "--task", "zeichner"]
+        + ["--database-url", fresh_target.url()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        lines = [started.stdout.readline().strip() for _ in range(2)]
+    finally:
+        started.terminate()
+        started.wait(timeout=60)
+    assert lines[0].startswith("annotation page: http://127.0.0.1:") and lines[0].endswith("(Ctrl-C stops)")
+    assert lines[1].startswith("note: no batch of task zeichner has been sampled: sample one first")
+    assert "--task zeichner" in lines[1]

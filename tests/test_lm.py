@@ -544,3 +544,93 @@ def test_a_failing_job_stops_the_workers_with_its_error(tmp_path) -> None:
     with pytest.raises(KeyError, match=f"unknown pattern '{bogus}'"):  # raised in a worker, re-raised here
         jobs.fill_cache(few_items(), failing, settings, workers=2)
     assert not list(tmp_path.rglob("scores.json"))
+
+
+def test_the_first_ranking_says_what_it_trains_and_about_how_long(tmp_path) -> None:
+    """`make rank` without a cached verifier trains it first: one line says so before it starts."""
+    from lm.rank.cli import training_notice
+    from lm.verifier import VerifierSpec, build_verifier
+
+    spec = VerifierSpec(model="minilm", patterns=("x, which means that y",), seeds=(0,))
+    verifier = build_verifier(spec, few_items())
+    settings = runs.RunSettings(runs_dir=tmp_path)
+    ((recipe, training),) = verifier.runs()
+    notice = training_notice(verifier, settings)
+    assert notice == (
+        f"no cached verifier weights in {tmp_path}: training {verifier.name} first (1 run, {recipe.epochs} "
+        f"epochs on {len(training.labels)} labelled pairs each), about 1 min at 1 torch thread(s) "
+        "(LM_THREADS) on 2 quiet cores, longer under load; cached afterwards, later rankings only score"
+    )
+    weights = runs.run_folder(recipe, training, settings) / "weights.safetensors"
+    weights.parent.mkdir(parents=True)
+    weights.write_bytes(b"")
+    assert training_notice(verifier, settings) is None  # cached: nothing to say
+
+
+@needs_lm
+def test_a_local_checkpoint_folder_is_a_model(tmp_path) -> None:
+    """`--model FOLDER`: a Hugging Face checkpoint folder (here the unpacked packaged MiniLM, as users hold
+    models) is checked, named by its content and trained like any model: the same weights as the packaged
+    MiniLM give the same scores."""
+    folder = models.model_dir("minilm")
+    cache = tmp_path / "cache"
+    name = models.local_model(folder, cache_dir=cache)
+    assert name.startswith(models.LOCAL_PREFIX) and models.local_model(str(folder), cache_dir=cache) == name
+    assert models.model_dir(name, cache).resolve() == folder.resolve()
+    items = few_items()
+    train = items[items["extra"].map(lambda e: e["lm_split"]) == "train"]
+    training = runs.TrainingSet(
+        list(train.premise_text), list(train.hypothesis_text), list(train.label), "test items"
+    )
+    p, h = list(items.premise_text), list(items.hypothesis_text)
+    scores = {}
+    for model, cache_dir in (("minilm", models.DEFAULT_CACHE_DIR), (name, cache)):
+        recipe = runs.Recipe(model=model, pattern="y because x", seed=7, epochs=1, batch_size=8)
+        settings = runs.RunSettings(runs_dir=tmp_path / model, cache_dir=cache_dir)
+        scores[model] = runs.run_scores(recipe, training, p, h, allow_compute=True, settings=settings)
+    np.testing.assert_allclose(scores[name], scores["minilm"], atol=1e-6)
+
+
+@needs_lm
+def test_a_folder_that_is_not_a_usable_encoder_is_one_line(tmp_path, capsys) -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from lm.cli import main
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(
+        ModelMissing, match="not a checkpoint folder: no config.json, no tokenizer files, no weights"
+    ):
+        models.local_model(empty, cache_dir=tmp_path)
+    with pytest.raises(ModelMissing, match="neither minilm nor mpnet nor a checkpoint folder"):
+        models.local_model(tmp_path / "nowhere", cache_dir=tmp_path)
+    decoder = tmp_path / "gpt"  # a tiny GPT-2 made here, with MiniLM's tokenizer
+    GPT2LMHeadModel(
+        GPT2Config(n_layer=1, n_head=2, n_embd=8, vocab_size=100, n_positions=16)
+    ).save_pretrained(decoder)
+    shutil.copy(models.model_dir("minilm") / "tokenizer.json", decoder)
+    with pytest.raises(
+        ModelMissing, match=r"a gpt2 decoder or encoder-decoder \(GPT2LMHeadModel\); the verifier"
+    ):
+        models.local_model(decoder, cache_dir=tmp_path)
+    for argv in (["select", "--model", str(empty)], ["rank", "--model", str(decoder)]):
+        assert main(argv) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("error: ") and "Invalid value for '--model'" in line
+
+
+@needs_lm
+@pytest.mark.shared_data
+def test_rank_with_a_checkpoint_folder_and_no_training_is_one_line(fresh_target, shared_data, capsys) -> None:
+    from lm.cli import main
+
+    folder = models.model_dir("minilm")
+    argv = ["rank", "--model", str(folder), "--no-train", "--no-mart", "--no-plot"]
+    assert main([*argv, "--database-url", fresh_target.url()]) == 2
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith(
+        f"error: verifier {models.local_model(folder)} 'x, which means that y' seed 0: not"
+    )
+    assert "no cached verifier weights" not in captured.out  # --no-train trains nothing, so says nothing

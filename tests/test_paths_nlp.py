@@ -161,7 +161,7 @@ def test_merge_mentions_parses_each_mention_as_one_token(nlp):
     text = "Saddam Hussein is United States of America's friend."
     d = doc("m", text, "Saddam Hussein", "United States of America")
     [(_, parsed)] = parse_documents([d], nlp=nlp, merge_mentions=True)
-    res = extract_doc(parsed, d, expand=True)
+    res = extract_doc(parsed, d, alignment="expand")
     assert [(i.arg1_entity_id, i.path, i.arg2_entity_id) for i in res.instances] == [
         ("Saddam_Hussein", "nsubj^-___friend___poss", "United_States_of_America")
     ]

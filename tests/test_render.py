@@ -9,9 +9,10 @@ from annotation.template_check import aspect_lexicon_estimate, check_templates, 
 from deppath.render import render_candidate, render_relation
 
 # Template exact-match floor on the 944 templates of the shared SherLIiC-dev file (472 items with both
-# templates); measured 91.2% = 861/944 (see `sherliic-annotate check-templates`; 90.5% = 854/944 before
-# the classes of test_renderer_classes).
-TEMPLATE_FLOOR = 0.91
+# templates); measured 90.8% = 857/944 (see `sherliic-annotate check-templates`; 90.5% = 854/944 before
+# the classes of test_renderer_classes). Four templates read a state as an event ("is being located in"),
+# which the renderer does not copy (docs/performance.md).
+TEMPLATE_FLOOR = 0.90
 
 
 @pytest.mark.parametrize(
@@ -36,6 +37,24 @@ TEMPLATE_FLOOR = 0.91
             "nsubjpass^-___elect___dobj___President___prep___of___pobj",
             ("person", "location"),
             "person[A] is elected President of location[B]",
+        ),
+        # a passive's head is read by its participle: "based" is common, so not "is base in"; "homed" is
+        # rare, so "home" stays a noun. A participle mostly used as an adjective names a state ("is based
+        # in", not "is being based in"); other passives are events ("is being awarded to")
+        (
+            "nsubjpass^-___base___prep___in___pobj",
+            ("company", "city"),
+            "company[A] is based in city[B]",
+        ),
+        (
+            "nsubjpass^-___award___prep___to___pobj",
+            ("award", "person"),
+            "award[A] is being awarded to person[B]",
+        ),
+        (
+            "nsubjpass^-___home___prep___to___pobj",
+            ("location", "company"),
+            "location[A] is home to company[B]",
         ),
         # copular clauses (docs/design.md §3)
         ("nsubj^-___afraid___prep___of___pobj", ("person", "person"), "person[A] is afraid of person[B]"),
@@ -96,8 +115,14 @@ def test_paper_and_design_examples(path: str, types: tuple[str, str], expected: 
         ("nsubj^-___outnumber___dobj", "[A] outnumbers [B]"),
         ("nsubj^-___see___dobj", "[A] is seeing [B]"),
         ("nsubj^-___belong___prep___to___pobj", "[A] is belonging to [B]"),
-        # passive: "is being V-ed" for a process, "is V-ed" for a state with a complement
+        # passive: "is being V-ed" for a process, "is V-ed" for a state (a complement, or a participle
+        # mostly used as an adjective)
         ("nsubjpass^-___invade___prep___by___pobj", "[A] is being invaded by [B]"),
+        ("nsubjpass^-___acquire___prep___by___pobj", "[A] is being acquired by [B]"),
+        ("nsubjpass^-___locate___prep___in___pobj", "[A] is located in [B]"),
+        ("nsubjpass^-___headquarter___prep___in___pobj", "[A] is headquartered in [B]"),
+        ("nsubjpass^-___bear___prep___in___pobj", "[A] is born in [B]"),
+        ("pobj^-___on___prep^-___base___nsubjpass", "[B] is based on [A]"),
         (
             "nsubjpass^-___elect___xcomp___president___prep___of___pobj",
             "[A] is elected to be president of [B]",
@@ -188,4 +213,4 @@ def test_a_form_lexicon_fitted_to_dev_does_not_carry_to_held_out_items(shared_da
     """docs/performance.md: the remaining template differences are lexical and contradict each other across
     items, so a lexicon of predicate forms fitted to dev scores far less on held-out items (5 item folds)."""
     estimate = aspect_lexicon_estimate(shared_data / "sherliic" / "dev.tsv")
-    assert (estimate.n_templates, estimate.in_sample, estimate.held_out) == (944, 906, 870)
+    assert (estimate.n_templates, estimate.in_sample, estimate.held_out) == (944, 902, 866)

@@ -220,3 +220,43 @@ def test_families(name, family):
     from evaluation.catalog import family as family_of
 
     assert family_of(name) == family
+
+
+def test_the_path_claim_holds_when_the_shared_folder_is_a_link(fresh_target, tmp_path):
+    """Loaded files are recorded by their resolved path: a shared folder named through a symbolic link
+    (or a relative SHERLIIC_DATA) still shows them relative to it, and the claim is made only then."""
+    linked = tmp_path / "data"
+    linked.symlink_to(FIX.parent, target_is_directory=True)
+    datasets.load_benchmark(fresh_target, linked / "benchmarks" / "sherliic_dev_sample.tsv", "sherliic_tsv")
+    lines = report.data_sources(fresh_target, ["sherliic"], shared=linked)
+    table = "\n".join(lines)
+    assert f"Benchmark files (paths under the shared data folder {linked} are relative to it):" in table
+    assert "| benchmarks/sherliic_dev_sample.tsv " in table and str(FIX) not in table
+    elsewhere = report.data_sources(fresh_target, ["sherliic"], shared=tmp_path / "elsewhere")
+    assert "Benchmark files:" in elsewhere and "relative" not in "\n".join(elsewhere)
+
+
+def test_a_demo_only_graph_points_to_the_real_corpora(fresh_target):
+    with fresh_target.connect() as conn:
+        conn.execute("create schema warehouse")
+        conn.execute("create table warehouse.relations as select 'nsubj^-___x___dobj' as path")
+        conn.execute("create table warehouse.teg_corpora (corpus_name text)")
+        conn.execute("insert into warehouse.teg_corpora values ('demo')")
+    line = report.graph_source(fresh_target)
+    assert "built from: demo. It is built from the demo's synthetic corpus alone" in line
+    assert "(`make extract-real`)" in line
+    assert report.real_corpus_hint(report.graph_corpora(fresh_target)) == report.REAL_CORPUS_HINT
+    with fresh_target.connect() as conn:
+        conn.execute("insert into warehouse.teg_corpora values ('trex')")
+    assert "make extract-real" not in report.graph_source(fresh_target)
+    assert report.real_corpus_hint(report.graph_corpora(fresh_target)) is None
+
+
+def test_methods_skipped_for_one_reason_are_one_line():
+    torch = "torch is not installed; the LM baselines need the [lm] extra: pip install -e '.[lm]'"
+    skipped = {f"lm:minilm pattern {i}": torch for i in range(12)} | {"PPDB": "no rule file"}
+    lines = report.skipped_lines(skipped)
+    assert len(lines) == 2 and lines[0] == "PPDB: no rule file"
+    assert lines[1] == ", ".join(sorted(n for n in skipped if n.startswith("lm:"))) + f" (12): {torch}"
+    md = report.markdown(pd.DataFrame(columns=RESULT_COLUMNS), [], skipped=skipped)
+    assert md.count(torch) == 1

@@ -160,7 +160,7 @@ def _bad_docbins(tmp_path: Path) -> dict[str, tuple[Path, int | None, str]]:
     i_without_b = _i_without_b(tmp_path / "i_without_b.spacy", bad=2)
     unlinked = _docbin(tmp_path / "unlinked.spacy", parsed=True, kb_ids=False)
     return {
-        "not_a_docbin": (not_docbin, None, "not a spaCy DocBin file (ValueError"),
+        "not_a_docbin": (not_docbin, None, "looks like JSON text, not a spaCy DocBin: use --format jsonl"),
         "ud_labels": (ud_path, 1, "doc 1: dependency label 'obj' is Universal Dependencies"),
         "mixed": (mixed, 4, "doc 4 has no DEP/TAG/LEMMA annotation while the file's first doc is parsed"),
         "integer_id": (integer_id, 2, "doc 2: user_data 'id' must be a non-empty string, got 2"),

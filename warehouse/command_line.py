@@ -24,6 +24,7 @@ subcommand (:func:`place_options`): ``sherliic-extract list --quiet`` is ``sherl
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -139,6 +140,27 @@ class OutputPath(click.Path):
 
 OUTPUT_FOLDER = OutputPath(file_okay=False, path_type=Path)  # --out FOLDER
 OUTPUT_FILE = OutputPath(dir_okay=False, path_type=Path)  # --out FILE
+
+
+class SuggestingChoice(click.Choice):
+    """A click Choice whose refusal ends with the choice the user probably meant: the name an `aliases`
+    entry gives (names other tools use for a choice: ``docbin`` for ``spacy``) or the closest spelling
+    (``--format jsnol``: did you mean jsonl?)."""
+
+    def __init__(self, choices: Sequence[str], aliases: Mapping[str, str] | None = None) -> None:
+        super().__init__(choices)
+        self.aliases = dict(aliases or {})
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as refused:
+            given = str(value).strip().lower()
+            close = difflib.get_close_matches(given, [str(c) for c in self.choices], n=1, cutoff=0.6)
+            guess = self.aliases.get(given) or (close[0] if close else None)
+            if guess is None:
+                raise
+            self.fail(f"{refused.message.rstrip('.')}; did you mean {guess}?", param, ctx)
 
 
 def json_object(ctx: click.Context, param: click.Parameter, value: str | None) -> dict | None:

@@ -4,11 +4,10 @@ path from argument A (the premise's first argument) to argument B, i.e. a SherLI
 
 from __future__ import annotations
 
-from tqdm import tqdm
-
 from deppath.filters import rejection_rule
 from deppath.parsing import load_nlp
 from deppath.paths import DepSentence, is_reversed, path_between
+from warehouse.terminal import Progress
 
 
 def argument_heads(doc, sentence_text: str, first: str, second: str):
@@ -32,7 +31,7 @@ def parse_text_items(items: list[dict], *, show_progress: bool = True) -> None:
     docs = {}
     for text, doc in zip(
         sentences,
-        tqdm(
+        Progress(
             nlp.pipe(sentences, batch_size=256),
             total=len(sentences),
             desc="parsing benchmark sentences",

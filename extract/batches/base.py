@@ -18,7 +18,15 @@ MAX_KEPT_ERRORS = 20  # bad-record messages kept in load_batches.options with sk
 COUNT_COLUMNS = ("n_documents", "n_sentences", "n_mentions", "n_instances", "n_rows", "n_bad_lines")
 COUNT_KEYS = ("documents", "sentences", "mentions", "instances", "rows", "bad_lines")
 # the options that change what a load writes (not how fast): compared when the same content comes again
-LOAD_KEY_OPTIONS = ("limit", "ner_types", "ner_mentions", "reader_options", "type_source")
+LOAD_KEY_OPTIONS = (
+    "limit",
+    "ner_types",
+    "ner_mentions",
+    "reader_options",
+    "type_source",
+    "alignment",
+    "spacy_model",
+)
 
 
 # -- what a batch is and what its load did ---------------------------------------------------------------
@@ -95,7 +103,10 @@ class BatchSummary:
     counts: dict[str, int] = field(default_factory=dict)
     rejections: dict[str, int] = field(default_factory=dict)
     reader_stats: dict[str, int] = field(default_factory=dict)
-    bad_lines: list[str] = field(default_factory=list)
+    bad_lines: list[str] = field(default_factory=list)  # the first messages of skipped records
+    bad_line_numbers: list[int] = field(default_factory=list)  # the lines of skipped records
+    # what the load found out while writing, recorded in the batch's options (e.g. the parser)
+    recorded: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     message: str = ""
     timings: dict[str, float] = field(default_factory=dict)  # seconds per phase
@@ -153,6 +164,9 @@ def finish_summary(summary: BatchSummary, claim: BatchClaim, counts: dict[str, i
         options["reader_stats"] = summary.reader_stats
     if summary.bad_lines:
         options["bad_lines"] = summary.bad_lines
+    if summary.bad_line_numbers:
+        options["bad_line_numbers"] = summary.bad_line_numbers
+    options.update(summary.recorded)
     verb = "replaced and loaded" if summary.replaced_batches else "loaded"
     shown = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
     summary.message = f"{claim.path}: {verb} as batch {summary.batch_id} ({shown or 'no rows'})"

@@ -202,7 +202,8 @@ class PostgresBatchStore(BatchStore):
             cur.execute(
                 "select batch_id, kind, corpus_name, source_file, source_format, checksum, status, "
                 "n_documents, n_sentences, n_instances, n_rows, n_bad_lines, started_at, finished_at, "
-                "options ->> 'error' as error, options ->> 'type_source' as type_source "
+                "options ->> 'error' as error, options ->> 'type_source' as type_source, "
+                "options ->> 'parser' as parser, options -> 'bad_line_numbers' as bad_line_numbers "
                 "from raw.load_batches "
                 "where (%(corpus)s::text is null or corpus_name = %(corpus)s) "
                 "and (%(kind)s::text is null or kind = %(kind)s) order by batch_id",

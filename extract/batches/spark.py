@@ -235,7 +235,8 @@ class SparkBatchStore(BatchStore):
         for row in sorted(self._read(), key=lambda r: r["batch_id"]):
             if (corpus is None or row["corpus_name"] == corpus) and (kind is None or row["kind"] == kind):
                 options = json.loads(row["options"] or "{}")
-                rows.append({**row, "error": options.get("error"), "type_source": options.get("type_source")})
+                recorded = ("error", "type_source", "parser", "bad_line_numbers")
+                rows.append({**row, **{key: options.get(key) for key in recorded}})
         return rows
 
     def remove(

@@ -29,6 +29,17 @@ FORMATS: dict[str, type[CorpusReader | PreparsedReader]] = {
     "text": TextReader,
     "spacy": SpacyReader,
 }
+# names other tools give these formats: `--format docbin` is refused with "did you mean spacy?"
+FORMAT_ALIASES = {
+    "docbin": "spacy",
+    "spacy-docbin": "spacy",
+    "json": "jsonl",
+    "ndjson": "jsonl",
+    "jsonlines": "jsonl",
+    "conll": "conllu",
+    "txt": "text",
+    "plain": "text",
+}
 # formats whose files are not text: their checksum is over their bytes (text files: over their content,
 # whatever their line endings, extract.batches.store.text_checksum)
 BINARY_FORMATS = frozenset({"spacy"})

@@ -3,9 +3,10 @@
 Two kinds of readers:
 
 - :class:`CorpusReader`: documents with linked mentions (character offsets), parsed by spaCy
-  afterwards. ``alignment`` says what to do with offsets that cut through a token ("strict": an
-  error; "expand": widen to whole tokens, for mentions found by string matching or given on another
-  tokenisation); ``needs_ner`` says that the mentions come from spaCy's NER (plain text).
+  afterwards. ``alignment`` says what to do by default with offsets that cut through a token ("strict":
+  an error; "expand": widen to whole tokens, for mentions found by string matching or given on another
+  tokenisation; ``--alignment`` chooses for a load); ``needs_ner`` says that the mentions come from
+  spaCy's NER (plain text).
 - :class:`PreparsedReader`: the input brings its own dependency parses (CoNLL-U, parsed spaCy
   DocBins); the reader yields the extracted paths directly and spaCy does not run. A format that may
   or may not bring them (DocBin) is both kinds and says which for a file (``brings_parses``).
@@ -31,7 +32,7 @@ from files.reading import ErrorHandler
 class CorpusReader(ABC):
     """A corpus format whose documents spaCy parses."""
 
-    alignment: ClassVar[Literal["strict", "expand"]] = "strict"
+    alignment: ClassVar[Literal["strict", "expand", "contract"]] = "strict"
     needs_ner: ClassVar[bool] = False
 
     @abstractmethod

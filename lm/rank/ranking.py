@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from tqdm import tqdm
 
 from builds.records import BuildRef, build_ref
 from lm.models import DEFAULT_CACHE_DIR, require_stack
@@ -43,6 +42,7 @@ from lm.verifier import TrainedVerifier
 from warehouse.errors import ConfigurationError
 from warehouse.spark_raw import apply_spark_schema
 from warehouse.target import Marts, Target
+from warehouse.terminal import Progress
 
 DEFAULT_CHUNK = 512  # candidates per committed chunk: what a kill can cost
 SAFE_VALUE = re.compile(r"[a-z0-9_-]+")  # build names, verifier keys, backends: inlined as partition values
@@ -157,8 +157,8 @@ def rank_in_child_process(target: Target, verifier: TrainedVerifier, settings: R
         return pool.submit(rank_candidates, target, verifier, settings).result()
 
 
-def _progress(total: int, done: int, settings: RankSettings, verifier: TrainedVerifier) -> tqdm:
-    return tqdm(
+def _progress(total: int, done: int, settings: RankSettings, verifier: TrainedVerifier) -> Progress:
+    return Progress(
         total=total,
         initial=done,
         unit="pair",

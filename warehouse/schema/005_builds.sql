@@ -124,7 +124,7 @@ language sql stable as $$
                 'batch_id', batches.batch_id, 'source_file', batches.source_file,
                 'source_format', batches.source_format, 'checksum', batches.checksum,
                 'n_documents', batches.n_documents, 'n_instances', batches.n_instances,
-                'finished_at', batches.finished_at
+                'finished_at', batches.finished_at, 'parser', batches.options ->> 'parser'
             ) order by batches.batch_id) as batches
         from raw.load_batches as batches
         cross join wanted
