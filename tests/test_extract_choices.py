@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from psycopg.types.json import Jsonb
 
-from builds.records import build_inputs
 from deppath.parsing import MODEL, load_nlp
 from extract import cli
 from warehouse.target import Target
@@ -82,7 +82,9 @@ def test_a_docbin_given_as_jsonl_and_json_given_as_spacy_name_the_format(fresh_t
     from spacy.tokens import DocBin
 
     docbin = tmp_path / "acq.spacy"
-    DocBin(docs=[load_nlp(ner=False)(GLOBEX["text"])]).to_disk(docbin)
+    doc = load_nlp(ner=False)(GLOBEX["text"])
+    doc.ents = [doc.char_span(m["start"], m["end"], "ORG", kb_id=m["entity"]) for m in GLOBEX["mentions"]]
+    DocBin(docs=[doc], store_user_data=True).to_disk(docbin)
     code, _, err = _extract(fresh_target, capsys, "corpus", "--format", "jsonl", str(docbin))
     assert code == 2 and "Traceback" not in err
     assert err.splitlines() == [
@@ -202,7 +204,10 @@ def test_the_parser_is_chosen_and_recorded(fresh_target, capsys, tmp_path):
     code, out, _ = _extract(fresh_target, capsys, "summary")
     assert "parsed by" in out and DEFAULT_PARSER in out
     with fresh_target.connect() as conn:
-        inputs, _ = build_inputs(conn, {"corpora": ["mine"]})
+        # what a build of corpus mine records of it (the dbt project's builds.build_inputs)
+        (inputs,) = conn.execute(
+            "select corpora from builds.build_inputs(%s)", [Jsonb({"corpora": ["mine"]})]
+        ).fetchone()
     assert [(c["corpus"], [b["parser"] for b in c["batches"]]) for c in inputs] == [
         ("mine", [DEFAULT_PARSER])
     ]
