@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 import pandas as pd
 
 from evaluation import datasets
 from lm.models import LOCAL_PREFIX, MODELS, ModelMissing, available_models, local_model, require_stack
 from lm.plan import LmSettings
+from warehouse.command_line import OUTPUT_FOLDER
 from warehouse.settings import out_folder
 from warehouse.target import Target
 
@@ -46,7 +45,7 @@ workers_option = click.option(
 
 out_option = click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUTPUT_FOLDER,
     default=out_folder,
     show_default="out",
     help="Output folder (SHERLIIC_OUT).",

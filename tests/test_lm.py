@@ -618,19 +618,3 @@ def test_a_folder_that_is_not_a_usable_encoder_is_one_line(tmp_path, capsys) -> 
         assert main(argv) == 2
         (line,) = capsys.readouterr().err.splitlines()
         assert line.startswith("error: ") and "Invalid value for '--model'" in line
-
-
-@needs_lm
-@pytest.mark.shared_data
-def test_rank_with_a_checkpoint_folder_and_no_training_is_one_line(fresh_target, shared_data, capsys) -> None:
-    from lm.cli import main
-
-    folder = models.model_dir("minilm")
-    argv = ["rank", "--model", str(folder), "--no-train", "--no-mart", "--no-plot"]
-    assert main([*argv, "--database-url", fresh_target.url()]) == 2
-    captured = capsys.readouterr()
-    (line,) = captured.err.splitlines()
-    assert line.startswith(
-        f"error: verifier {models.local_model(folder)} 'x, which means that y' seed 0: not"
-    )
-    assert "no cached verifier weights" not in captured.out  # --no-train trains nothing, so says nothing

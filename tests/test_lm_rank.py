@@ -350,9 +350,17 @@ def test_no_train_without_a_cached_run_is_one_line(
     sample = Path(__file__).parent / "fixtures" / "benchmarks" / "sherliic_dev_sample.tsv"
     load_benchmark(fresh_target, sample, "sherliic_tsv", dataset="sherliic", split="dev")
     monkeypatch.setenv("SHERLIIC_OUT", str(tmp_path))  # an empty run cache
-    code = lm_cli.main(["rank", "--no-train", "--no-plot", "--database-url", fresh_target.url()])
-    err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err, err
-    assert err.startswith("error: --no-train: the verifier minilm [x, which means that y] sherliic #"), err
-    assert err.endswith(f"(run cache {tmp_path}/lm/runs); leave --no-train out to train and cache it first\n")
-    assert len(err.splitlines()) == 1
+    checkpoint = models.model_dir("minilm")  # a local Hugging Face checkpoint folder as --model
+    for model, name in (("minilm", "minilm"), (str(checkpoint), models.local_model(checkpoint))):
+        argv = ["rank", "--model", model, "--no-train", "--no-plot", "--database-url", fresh_target.url()]
+        code = lm_cli.main(argv)
+        out, err = capsys.readouterr()
+        assert code == 2 and "Traceback" not in err, err
+        assert err.startswith(f"error: --no-train: the verifier {name} [x, which means that y] sherliic #"), (
+            err
+        )
+        assert err.endswith(
+            f"(run cache {tmp_path}/lm/runs); leave --no-train out to train and cache it first\n"
+        )
+        assert len(err.splitlines()) == 1
+        assert "no cached verifier weights" not in out  # --no-train trains nothing, so says nothing

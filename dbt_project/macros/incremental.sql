@@ -48,23 +48,24 @@
         {%- set node = graph.nodes['model.' ~ project_name ~ '.' ~ relation] -%}
         {%- set relation = api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias) -%}
     {%- endif -%}
-    {{ return(relation.incorporate(path={'schema': live_schema(relation.schema)}, type='table')) }}
+    {{ return(relation.incorporate(path={'schema': live_schema(relation.schema)}, type='table', require_alias=False)) }}
 {%- endmacro %}
 
 {# The rows of `relation` (a ref() of an incremental model) that this build changed: its delta in an
-   incremental build, every row in a full build #}
+   incremental build, every row in a full build. The relations these macros return take the caller's
+   alias (`… as changed`) also under `dbt run --empty`, which renders a ref as an aliased subquery. #}
 {% macro changed_rows(relation) -%}
-{{ return(delta_relation(relation) if build_plan().incremental else relation) }}
+{{ return(delta_relation(relation) if build_plan().incremental else relation.incorporate(require_alias=False)) }}
 {%- endmacro %}
 
 {# the table of the changed rows an incremental model wrote in this build #}
 {% macro delta_relation(relation) -%}
-{{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__delta'}, type='table')) }}
+{{ return(relation.incorporate(path={'identifier': relation.identifier ~ '__delta'}, type='table', require_alias=False)) }}
 {%- endmacro %}
 
 {# `column` names a relation this build recomputes from scratch (int_retyped_relations) #}
 {% macro is_retyped_relation(column) -%}
-({{ column }} in (select retyped_relations.rel_id from {{ ref('int_retyped_relations') }} as retyped_relations))
+({{ column }} in (select rel_id from {{ ref('int_retyped_relations') }}))
 {%- endmacro %}
 
 {# The staging relation of int_retyped_relations, for the materialization and the publish, which replace
