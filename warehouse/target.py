@@ -259,8 +259,10 @@ class Target:
 
     def require_installed(self) -> None:
         """ConfigurationError unless this Target's engine can run here (on Spark: the [spark] extra is
-        installed), so that a command says so in one line before it starts."""
+        installed), so that a command says so in one line before it starts. A named build on Spark is
+        refused first: no extra would make it work."""
         if self.engine == "spark":
+            self.marts_schema  # noqa: B018 - refuses a named build
             spark_engine.require_spark_extra()
 
     def _require(self, engine: str) -> None:
